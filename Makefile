@@ -1,0 +1,54 @@
+# Everything runs from the project's own virtualenv, created on first use.
+# DATABASE_URL, PORT, HOST, WEB_CONCURRENCY, RATE_LIMIT and REDIS_URL pass through from the
+# environment untouched; their defaults are decided by the app and gunicorn.conf.py.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := test
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# This machine's pip config names local indexes that may not exist; pip warns once per package.
+PIP_NOISE := is ignored: it is neither a file nor a directory
+
+.PHONY: install run test soak bench lint format clean
+
+install: $(STAMP)
+
+# Reinstall only when the project's metadata changes, so `make test` stays fast.
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -e '.[dev]' 2>&1 | { grep -v "$(PIP_NOISE)" || true; }
+	@touch $@
+
+run: install
+	$(BIN)/basra migrate
+	exec $(BIN)/gunicorn -c gunicorn.conf.py app.wsgi:app
+
+# pytest exits 5 when it collected nothing; that is a failure here too (it is non-zero).
+test: install
+	scripts/ensure-chromium
+	$(BIN)/pytest -m 'not soak'
+
+soak: install
+	$(BIN)/pytest -m soak
+
+bench: install
+	@shopt -s nullglob; files=(bench/*.py); \
+	if [ $${#files[@]} -eq 0 ]; then echo "no bench/*.py to run"; exit 0; fi; \
+	for f in "$${files[@]}"; do echo "== $$f"; $(BIN)/python "$$f"; done
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy app/engine
+
+format: install
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis .ruff_cache .mypy_cache test-results
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,47 @@
+"""The HTTP layer: blueprints, schemas, and the one place errors become problem+json."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask
+
+from app.api import games, meta
+from app.api.errors import ProblemApi, register_error_handlers
+from app.api.limits import install_limits
+from app.api.schemas import ProblemSchema
+
+API_SETTINGS: dict[str, Any] = {
+    "API_TITLE": "Egyptian Basra",
+    "API_VERSION": "1.0.0",
+    "OPENAPI_VERSION": "3.0.3",
+    "OPENAPI_URL_PREFIX": "/",
+    "OPENAPI_JSON_PATH": "openapi.json",
+    "OPENAPI_SWAGGER_UI_PATH": "/docs",
+    "OPENAPI_SWAGGER_UI_URL": "/docs/assets/",
+    "API_SPEC_OPTIONS": {
+        "info": {
+            "description": (
+                "The reference server for Egyptian Basra: rules, fair shuffle, event log, "
+                "replay and audit. Errors are application/problem+json with a stable `code`."
+            )
+        },
+        "components": {
+            "securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}}
+        },
+    },
+}
+
+
+def register_api(app: Flask) -> ProblemApi:
+    for key, value in API_SETTINGS.items():
+        app.config.setdefault(key, value)
+    api = ProblemApi(app)
+    api.spec.components.schema("ProblemSchema", schema=ProblemSchema)
+    api.register_blueprint(games.blp)
+    app.register_blueprint(meta.bp)
+    register_error_handlers(app)
+    app.extensions["basra_api"] = api
+    app.extensions["basra_limiter"] = install_limits(app, games.blp)
+    return api
+

@@ -1,0 +1,115 @@
+"""Every refusal becomes application/problem+json (RFC 9457) here, and only here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask, Response, json
+from flask_smorest import Api
+from werkzeug.exceptions import HTTPException
+
+from app.engine import EngineError
+from app.services.errors import ServiceError
+
+PROBLEM_JSON = "application/problem+json"
+
+# code -> (HTTP status, title)
+PROBLEMS: dict[str, tuple[int, str]] = {
+    "bad_request": (400, "Malformed request"),
+    "unauthorized": (401, "A valid seat token is required"),
+    "forbidden": (403, "This token belongs to another game"),
+    "not_found": (404, "Not found"),
+    "method_not_allowed": (405, "Method not allowed"),
+    "not_acceptable": (406, "Not acceptable"),
+    "not_your_turn": (409, "Not your turn"),
+    "game_not_active": (409, "The game is not being played"),
+    "game_full": (409, "The game is full"),
+    "game_not_finished": (409, "The game is not finished"),
+    "not_dealing": (409, "No round is waiting to be dealt"),
+    "conflict": (409, "The game changed while this request ran"),
+    "version_mismatch": (412, "The game has moved on since that version"),
+    "payload_too_large": (413, "Request body too large"),
+    "unsupported_media_type": (415, "Unsupported media type"),
+    "invalid_request": (422, "The request does not match the schema"),
+    "invalid_card": (422, "Not a card code"),
+    "invalid_deck": (422, "Not a deck"),
+    "invalid_rules": (422, "Not valid rules"),
+    "card_not_in_hand": (422, "That card is not in your hand"),
+    "idempotency_conflict": (422, "Idempotency-Key reused with another body"),
+    "rate_limited": (429, "Too many requests"),
+    "internal_error": (500, "Internal server error"),
+    "unavailable": (503, "Service unavailable"),
+}
+_CODE_OF_STATUS = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+                   405: "method_not_allowed", 406: "not_acceptable", 409: "conflict",
+                   412: "version_mismatch", 413: "payload_too_large",
+                   415: "unsupported_media_type", 422: "invalid_request", 429: "rate_limited",
+                   503: "unavailable"}  # fmt: skip
+
+
+class ApiError(Exception):
+    """A refusal decided in the HTTP layer (malformed body, bad header, ...)."""
+
+    def __init__(self, code: str, detail: str, **extra: Any) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.detail = detail
+        self.extra = extra
+
+
+def problem(code: str, detail: str, headers: dict[str, str] | None = None, **extra: Any) -> Response:
+    status, title = PROBLEMS.get(code, (500, "Error"))
+    body = {"type": f"/problems/{code}", "title": title, "status": status, "detail": detail,
+            "code": code, **extra}  # fmt: skip
+    response = Response(json.dumps(body), status=status, mimetype=PROBLEM_JSON)
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+class ProblemApi(Api):  # type: ignore[misc]
+    """flask-smorest's Api, answering its own errors as problem+json too."""
+
+    def handle_http_exception(self, error: HTTPException) -> Response:
+        status = error.code or 500
+        code = _CODE_OF_STATUS.get(status, "internal_error" if status >= 500 else "bad_request")
+        data = getattr(error, "data", None) or {}
+        extra: dict[str, Any] = {}
+        detail = error.description or PROBLEMS.get(code, (status, ""))[1]
+        if "messages" in data:  # webargs: the fields that failed validation
+            extra["errors"] = data["messages"].get("json", data["messages"])
+            detail = "the request body or query does not match the schema"
+            if status == 400:
+                detail = "the request body is not valid JSON"
+        headers: dict[str, str] = {}
+        if status == 405:  # keep Allow, which the default handler drops
+            allowed = getattr(error, "valid_methods", None) or []
+            headers["Allow"] = ", ".join(sorted(allowed))
+        if status == 429:
+            headers["Retry-After"] = str(_retry_after(error))
+            detail = f"rate limit exceeded ({error.description}); retry later"
+        if status >= 500:
+            detail = "the server could not answer this request"
+        return problem(code, detail, headers, **extra)
+
+
+def _retry_after(error: HTTPException) -> int:
+    limit = getattr(error, "limit", None)
+    try:
+        return max(1, int(limit.limit.get_expiry()))  # type: ignore[union-attr]
+    except Exception:
+        return 60
+
+
+def register_error_handlers(app: Flask) -> None:
+    @app.errorhandler(EngineError)
+    def engine_error(error: EngineError) -> Response:
+        return problem(error.code, error.detail)
+
+    @app.errorhandler(ServiceError)
+    def service_error(error: ServiceError) -> Response:
+        return problem(error.code, error.detail, **error.extra)
+
+    @app.errorhandler(ApiError)
+    def api_error(error: ApiError) -> Response:
+        return problem(error.code, error.detail, **error.extra)

@@ -1,0 +1,77 @@
+"""Reading a request's parts in the order API.md checks them: the body only after the
+game and the token, so a refused body never hides a 404, 401 or 403."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from flask import request
+from marshmallow import Schema, ValidationError
+
+from app.api.errors import ApiError
+
+_BEARER = re.compile(r"^\s*Bearer\s+(\S+)\s*$", re.IGNORECASE)
+_VERSION = re.compile(r'^\s*(?:W/)?"?(\d{1,12})"?\s*$')
+MAX_IDEMPOTENCY_KEY = 255
+
+
+def bearer_token() -> str | None:
+    header = request.headers.get("Authorization")
+    if header is None:
+        return None
+    match = _BEARER.match(header)
+    if match is None:
+        return ""  # present but not a bearer token: an unknown token, so 401
+    return match.group(1)
+
+
+def body_reader(schema: type[Schema]) -> Callable[[], dict[str, Any]]:
+    """A function that parses and validates the JSON body when the use case asks."""
+
+    def read() -> dict[str, Any]:
+        raw = request.get_data(cache=True)  # 413 here when over MAX_CONTENT_LENGTH
+        try:
+            data = json.loads(raw or b"null")
+        except (ValueError, UnicodeDecodeError) as error:
+            raise ApiError("bad_request", f"the request body is not valid JSON: {error}") from error
+        if not isinstance(data, dict):
+            raise ApiError("invalid_request", "the request body must be a JSON object",
+                           errors={"_schema": ["expected a JSON object"]})  # fmt: skip
+        try:
+            loaded: dict[str, Any] = schema().load(data)
+        except ValidationError as error:
+            raise ApiError("invalid_request", "the request body does not match the schema",
+                           errors=error.messages) from error  # fmt: skip
+        return loaded
+
+    return read
+
+
+def version_header(name: str) -> int | None:
+    value = request.headers.get(name)
+    if value is None or value.strip() == "*":
+        return None
+    match = _VERSION.match(value)
+    if match is None:
+        raise ApiError("bad_request", f"{name} must be a game version, e.g. \"12\"")
+    return int(match.group(1))
+
+
+def idempotency_key() -> str | None:
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY:
+        raise ApiError("invalid_request", "Idempotency-Key must be 1 to 255 characters",
+                       errors={"Idempotency-Key": ["1 to 255 characters"]})  # fmt: skip
+    return key
+
+
+def query(schema: type[Schema]) -> dict[str, Any]:
+    try:
+        loaded: dict[str, Any] = schema().load(request.args.to_dict())
+    except ValidationError as error:
+        raise ApiError("invalid_request", "the query does not match the schema",
+                       errors=error.messages) from error  # fmt: skip
+    return loaded

@@ -1,0 +1,262 @@
+"""Request and response schemas: the contract of API.md, and the source of openapi.yaml."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
+
+from app.engine.bots import BOT_LEVELS
+from app.engine.rules import CHOICES, LIMITS
+
+CARD_EXAMPLE = {"example": "7D", "description": "A card code: rank A,2..10,J,Q,K then suit S,H,D,C"}
+
+
+class StrictSchema(Schema):
+    class Meta:
+        unknown = RAISE  # unknown keys in any body are refused
+
+
+# ---------------------------------------------------------------- requests
+class PlayerSchema(StrictSchema):
+    """A human seated now (name, seed), a bot (bot, name), or an open seat (open)."""
+
+    name = fields.String(validate=validate.Length(min=1, max=40))
+    seed = fields.String(validate=validate.Length(max=64))
+    bot = fields.String(validate=validate.OneOf(BOT_LEVELS))
+    open = fields.Boolean()
+
+    @validates_schema
+    def check_kind(self, data: dict[str, Any], **_kwargs: Any) -> None:
+        if data.get("open"):
+            if set(data) != {"open"}:
+                raise ValidationError("an open seat has no name, seed or bot", "open")
+        elif "open" in data:
+            raise ValidationError("open must be true when given", "open")
+        elif "bot" in data:
+            if "seed" in data:
+                raise ValidationError("a bot seat contributes no seed", "seed")
+        elif "name" not in data:
+            raise ValidationError("a human seat needs a name", "name")
+
+
+def _rule_field(name: str) -> fields.Field:
+    if name in CHOICES:
+        return fields.String(validate=validate.OneOf(CHOICES[name]))
+    low, high = LIMITS[name]
+    return fields.Integer(strict=True, validate=validate.Range(min=low, max=high))
+
+
+RulesSchema = Schema.from_dict(
+    {name: _rule_field(name) for name in [*CHOICES, *LIMITS]}
+    | {"basra_on_final_play": fields.Boolean()},
+    name="RulesSchema",
+)
+RulesSchema.Meta.unknown = RAISE  # type: ignore[attr-defined]
+
+
+class CreateGameSchema(StrictSchema):
+    players = fields.List(
+        fields.Nested(PlayerSchema), required=True, validate=validate.Length(min=2, max=4)
+    )
+    rules = fields.Nested(RulesSchema)
+    deck = fields.List(
+        fields.String(metadata=CARD_EXAMPLE), validate=validate.Length(equal=52),
+        metadata={"description": "The 52 distinct card codes, top first: round 1 deals it"},
+    )  # fmt: skip
+
+    @validates_schema
+    def check_players(self, data: dict[str, Any], **_kwargs: Any) -> None:
+        if len(data.get("players", [])) not in (2, 4):
+            raise ValidationError("a game has 2 or 4 players", "players")
+
+
+class JoinSchema(StrictSchema):
+    name = fields.String(required=True, validate=validate.Length(min=1, max=40))
+    seed = fields.String(validate=validate.Length(max=64))
+
+
+class MoveSchema(StrictSchema):
+    card = fields.String(required=True, validate=validate.Length(max=16), metadata=CARD_EXAMPLE)
+
+
+class QuerySchema(Schema):
+    class Meta:
+        unknown = EXCLUDE  # a stray query parameter (a cache buster, say) is ignored
+
+
+class EventsQuerySchema(QuerySchema):
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+
+
+class ReplayQuerySchema(QuerySchema):
+    step = fields.Integer(load_default=0, validate=validate.Range(min=0))
+
+
+class GamesQuerySchema(QuerySchema):
+    status = fields.String(validate=validate.OneOf(["waiting", "active", "finished"]))
+    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
+    cursor = fields.String(validate=validate.Length(max=200))
+
+
+# ---------------------------------------------------------------- responses
+class MoveOutSchema(Schema):
+    n = fields.Integer(required=True)
+    round = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    card = fields.String(required=True, metadata=CARD_EXAMPLE)
+    captured = fields.List(fields.String(), required=True)
+    basra = fields.String(allow_none=True, required=True, metadata={"enum": ["basra", "jack_basra", None]})
+
+
+class LegalMoveSchema(Schema):
+    card = fields.String(required=True)
+    captured = fields.List(fields.String(), required=True)
+    basra = fields.String(allow_none=True, required=True)
+
+
+class SeatViewSchema(Schema):
+    seat = fields.Integer(required=True)
+    name = fields.String(allow_none=True, required=True)
+    bot = fields.String(allow_none=True, required=True)
+    open = fields.Boolean(required=True)
+    side = fields.Integer(required=True)
+    hand_size = fields.Integer(required=True)
+
+
+class SideSchema(Schema):
+    side = fields.Integer(required=True)
+    seats = fields.List(fields.Integer(), required=True)
+    captured = fields.Integer(required=True, metadata={"description": "cards in the pile this round"})
+    basras = fields.Integer(required=True)
+    jack_basras = fields.Integer(required=True)
+    score = fields.Integer(required=True, metadata={"description": "match total"})
+
+
+class RoundSchema(Schema):
+    round = fields.Integer(required=True)
+    points = fields.List(fields.Integer(), required=True)
+    cards = fields.List(fields.Integer(), required=True)
+    majority = fields.Integer(allow_none=True, required=True)
+
+
+class ViewSchema(Schema):
+    id = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["waiting", "active", "finished"]))
+    version = fields.Integer(required=True)
+    round = fields.Integer(required=True)
+    dealer = fields.Integer(required=True)
+    turn = fields.Integer(allow_none=True, required=True)
+    floor = fields.List(fields.String(), required=True)
+    stock = fields.Integer(required=True, metadata={"description": "cards left to deal"})
+    target_score = fields.Integer(required=True)
+    seats = fields.List(fields.Nested(SeatViewSchema), required=True)
+    sides = fields.List(fields.Nested(SideSchema), required=True)
+    last_capturer = fields.Integer(allow_none=True, required=True)
+    last_move = fields.Nested(MoveOutSchema, allow_none=True, required=True)
+    rounds = fields.List(fields.Nested(RoundSchema), required=True)
+    winner = fields.Integer(allow_none=True, required=True)
+    you = fields.Integer(metadata={"description": "your seat (a seat's own view only)"})
+    hand = fields.List(fields.String(), metadata={"description": "your hand (own view only)"})
+    legal_moves = fields.List(fields.Nested(LegalMoveSchema),
+                              metadata={"description": "on your turn: what each card would do"})  # fmt: skip
+
+
+class CreatedSeatSchema(Schema):
+    seat = fields.Integer(required=True)
+    name = fields.String(allow_none=True, required=True)
+    bot = fields.String(allow_none=True, required=True)
+    open = fields.Boolean(required=True)
+    token = fields.String(metadata={"description": "bearer token of a human seat, shown once"})
+
+
+class FairnessSchema(Schema):
+    algorithm = fields.String(required=True)
+    commitment = fields.String(required=True)
+    client_seed = fields.String(allow_none=True)
+    server_seed = fields.String(allow_none=True)
+
+
+class CreatedGameSchema(Schema):
+    id = fields.String(required=True)
+    status = fields.String(required=True)
+    seats = fields.List(fields.Nested(CreatedSeatSchema), required=True)
+    rules = fields.Dict(required=True)
+    fairness = fields.Nested(FairnessSchema, required=True)
+    moves = fields.List(fields.Nested(MoveOutSchema), required=True,
+                        metadata={"description": "moves bots made inside this request"})  # fmt: skip
+    state = fields.Nested(ViewSchema, required=True)
+
+
+class JoinedSchema(Schema):
+    seat = fields.Integer(required=True)
+    token = fields.String(required=True)
+    moves = fields.List(fields.Nested(MoveOutSchema), required=True)
+    state = fields.Nested(ViewSchema, required=True)
+
+
+class MoveResultSchema(Schema):
+    moves = fields.List(fields.Nested(MoveOutSchema), required=True)
+    state = fields.Nested(ViewSchema, required=True)
+
+
+class MovesSchema(Schema):
+    moves = fields.List(fields.Nested(MoveOutSchema), required=True)
+
+
+class EventSchema(Schema):
+    seq = fields.Integer(required=True)
+    type = fields.String(required=True)
+    data = fields.Dict(required=True)
+    at = fields.String(required=True)
+    hash = fields.String(required=True)
+
+
+class EventsSchema(Schema):
+    events = fields.List(fields.Nested(EventSchema), required=True)
+
+
+class ReplayStateSchema(ViewSchema):
+    hands = fields.List(fields.List(fields.String()), required=True)
+    stock = fields.List(fields.String(), required=True)  # type: ignore[assignment]
+    stock_size = fields.Integer(required=True)
+    piles = fields.List(fields.List(fields.String()), required=True)
+
+
+class ReplaySchema(Schema):
+    step = fields.Integer(required=True)
+    moves = fields.Integer(required=True, metadata={"description": "moves in the whole game"})
+    state = fields.Nested(ReplayStateSchema, required=True)
+
+
+class VerifySchema(Schema):
+    ok = fields.Boolean(required=True)
+    checks = fields.Dict(required=True)
+
+
+class GameSummarySchema(Schema):
+    id = fields.String(required=True)
+    status = fields.String(required=True)
+    version = fields.Integer(required=True)
+    created_at = fields.String(required=True)
+    seats = fields.List(fields.Dict(), required=True)
+    scores = fields.List(fields.Integer(), required=True)
+    winner = fields.Integer(allow_none=True, required=True)
+
+
+class GamesPageSchema(Schema):
+    games = fields.List(fields.Nested(GameSummarySchema), required=True)
+    next_cursor = fields.String(allow_none=True, required=True)
+
+
+class HealthSchema(Schema):
+    status = fields.String(required=True)
+
+
+class ProblemSchema(Schema):
+    type = fields.String(required=True)
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True)
+    code = fields.String(required=True)
+    errors = fields.Dict()

@@ -1,0 +1,61 @@
+"""``basra``: migrate the database, write openapi.yaml, simulate bot matches."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from app.config import PROJECT_ROOT, load_settings
+
+
+def alembic_config(database_url: str):  # type: ignore[no-untyped-def]
+    from alembic.config import Config
+
+    config = Config(str(PROJECT_ROOT / "alembic.ini"))
+    config.set_main_option("script_location", str(PROJECT_ROOT / "migrations"))
+    config.attributes["database_url"] = database_url  # not via the ini: '%' in URLs
+    return config
+
+
+def migrate_database(database_url: str | None = None) -> None:
+    """Bring the database up to the newest migration (creating a SQLite file if needed)."""
+    from alembic import command
+
+    url = database_url or load_settings()["DATABASE_URL"]
+    command.upgrade(alembic_config(url), "head")
+
+
+def openapi_document() -> str:
+    from app import create_app
+
+    app = create_app({"DATABASE_URL": "sqlite:///:memory:", "RATE_LIMIT": "off"})
+    text: str = app.extensions["basra_api"].spec.to_yaml()
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "simulate":
+        from app.engine.bots.simulate import main as simulate
+
+        return simulate(argv[1:])
+    parser = argparse.ArgumentParser(prog="basra", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    migrate = commands.add_parser("migrate", help="apply the database migrations (DATABASE_URL)")
+    migrate.add_argument("--database-url", default=None)
+    openapi = commands.add_parser("openapi", help="write the OpenAPI document")
+    openapi.add_argument("--output", default=str(PROJECT_ROOT / "openapi.yaml"))
+    commands.add_parser("simulate", help="bot against bot matches (see basra simulate --help)")
+    args = parser.parse_args(argv)
+    if args.command == "migrate":
+        migrate_database(args.database_url)
+        print("database is up to date", file=sys.stderr)
+    elif args.command == "openapi":
+        Path(args.output).write_text(openapi_document())
+        print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,35 @@
+"""Settings from the environment, overridable by ``create_app(config)``."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DATABASE_URL = f"sqlite:///{PROJECT_ROOT / 'var' / 'basra.sqlite3'}"
+MAX_BODY_BYTES = 64 * 1024
+
+# Requests a client may make; "off" turns limiting off (benchmarks, load tests).
+DEFAULT_RATE_LIMIT = "600 per minute"  # per address
+DEFAULT_TOKEN_RATE_LIMIT = "300 per minute"  # per seat token
+
+
+def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    settings: dict[str, Any] = {
+        "DATABASE_URL": os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL,
+        "RATE_LIMIT": os.environ.get("RATE_LIMIT") or DEFAULT_RATE_LIMIT,
+        "TOKEN_RATE_LIMIT": os.environ.get("TOKEN_RATE_LIMIT") or DEFAULT_TOKEN_RATE_LIMIT,
+        "REDIS_URL": os.environ.get("REDIS_URL") or None,
+    }
+    settings.update(overrides or {})
+    return settings
+
+
+def sqlite_path(database_url: str) -> Path | None:
+    """The file of a SQLite URL, so it can be created before first use."""
+    prefix = "sqlite:///"
+    if not database_url.startswith(prefix) or database_url == "sqlite:///:memory:":
+        return None
+    return Path(database_url[len(prefix) :].split("?", 1)[0])

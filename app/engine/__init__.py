@@ -1,0 +1,40 @@
+"""Egyptian Basra as a pure library: cards, the fair shuffle, captures, the match as a
+state machine, per-seat views and bots. Standard library only."""
+
+from app.engine.capture import BASRA, JACK_BASRA, Capture, find_capture
+from app.engine.cards import FULL_DECK, Card, parse_cards
+from app.engine.errors import (
+    CardNotInHand,
+    EngineError,
+    GameNotActive,
+    InvalidCard,
+    InvalidDeck,
+    InvalidRules,
+    NotDealing,
+    NotYourTurn,
+)
+from app.engine.events import (
+    EVENT_TYPES,
+    CardPlayed,
+    Event,
+    HandsDealt,
+    MatchEnded,
+    RoundDealt,
+    RoundScored,
+    event_from_dict,
+    event_to_dict,
+)
+EVENT_TYPES_BY_NAME = EVENT_TYPES
+from app.engine.game import Deal, Game, Play, apply, decide, evolve, legal_captures, replay
+from app.engine.rules import Rules
+from app.engine.state import DEALING, OVER, PLAYING, GameState, side_of
+from app.engine.views import SeatView, observe
+
+__all__ = [
+    "BASRA", "DEALING", "EVENT_TYPES", "EVENT_TYPES_BY_NAME", "FULL_DECK", "JACK_BASRA", "OVER", "PLAYING", "Capture", "Card",
+    "CardNotInHand", "CardPlayed", "Deal", "EngineError", "Event", "Game", "GameNotActive",
+    "GameState", "HandsDealt", "InvalidCard", "InvalidDeck", "InvalidRules", "MatchEnded",
+    "NotDealing", "NotYourTurn", "Play", "RoundDealt", "RoundScored", "Rules", "SeatView",
+    "apply", "decide", "event_from_dict", "event_to_dict", "evolve", "find_capture",
+    "legal_captures", "observe", "parse_cards", "replay", "side_of",
+]  # fmt: skip

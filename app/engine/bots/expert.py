@@ -1,0 +1,110 @@
+"""The expert: card counting and a search over the hands the seat cannot see.
+
+Mid-round it is an information-set search by determinization: sample worlds that fit
+the view (the unseen cards dealt at random into the other hands and the stock), play
+each candidate card in every world, finish the round with the defensive play-out
+policy, and keep the card with the best mean result. The same worlds serve every
+candidate, so the comparison is paired and its noise small. Once the stock is empty
+the unseen cards are exactly the other hands: with two players the position is then
+open and the rest of the round is searched exactly (alpha-beta on the round's points);
+with four, each sampled deal of the three hidden hands is searched exactly once few
+enough cards are left.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from app.engine.bots.endgame import exact_value
+from app.engine.bots.fastsim import Round
+from app.engine.bots.knowledge import base_round, sample_round, unseen_cards
+from app.engine.bots.policy import defensive_card, greedy_card
+from app.engine.bots.simple import greedy_key, legal_moves
+from app.engine.capture import Capture
+from app.engine.cards import SEVEN_OF_DIAMONDS, Card
+from app.engine.views import SeatView
+
+Policy = Callable[[Round], int]
+POLICIES: dict[str, Policy] = {"defensive": defensive_card, "greedy": greedy_card}
+
+
+@dataclass(frozen=True, slots=True)
+class Expert:
+    samples: int = 32  # sampled worlds per decision mid-round
+    policy: str = "defensive"  # how every seat plays in the play-outs
+    exact_cards: int = 8  # exact search once the stock is empty and this few cards are left
+    exact_samples: int = 12  # sampled deals of the hidden hands for a four-player endgame
+
+    def choose(self, view: SeatView, rng: random.Random) -> Card:
+        candidates = distinct_moves(legal_moves(view))
+        if len(candidates) == 1:
+            return candidates[0].card
+        base = base_round(view)
+        unseen = unseen_cards(view)
+        side = view.seat % 2 if view.seat is not None else 0
+        cards = [move.card.index for move in candidates]
+        if view.stock_size == 0 and base.in_hands <= self.exact_cards:
+            worlds = 1 if view.players == 2 else self.exact_samples
+            scores = self._evaluate(base, view, unseen, rng, worlds, cards, _exact(side))
+        else:
+            play = _playout(POLICIES[self.policy], side)
+            scores = self._evaluate(base, view, unseen, rng, self.samples, cards, play)
+        best = max(range(len(cards)), key=lambda i: (scores[i], -i))
+        return candidates[best].card
+
+    @staticmethod
+    def _evaluate(
+        base: Round,
+        view: SeatView,
+        unseen: list[int],
+        rng: random.Random,
+        worlds: int,
+        cards: list[int],
+        finish: Callable[[Round], float],
+    ) -> list[float]:
+        totals = [0.0] * len(cards)
+        for _ in range(worlds):
+            world = sample_round(base, view, unseen, rng)
+            for i, card in enumerate(cards):
+                child = world.copy()
+                child.play(card)
+                totals[i] += finish(child)
+        return totals
+
+
+def distinct_moves(moves: tuple[Capture, ...]) -> list[Capture]:
+    """One move per kind of card (rank, the 7D apart), best-looking first: two cards
+    of a rank take the same and leave the same, so searching both is wasted time."""
+    seen: set[tuple[str, bool]] = set()
+    unique = []
+    for move in sorted(moves, key=greedy_key, reverse=True):
+        kind = (move.card.rank, move.card is SEVEN_OF_DIAMONDS)
+        if kind not in seen:
+            seen.add(kind)
+            unique.append(move)
+    return unique
+
+
+def _playout(policy: Policy, side: int) -> Callable[[Round], float]:
+    def finish(state: Round) -> float:
+        while state.in_hands:
+            state.play(policy(state))
+        return state.outcome(side)
+
+    return finish
+
+
+def _exact(side: int) -> Callable[[Round], float]:
+    def finish(state: Round) -> float:
+        return exact_value(state, side, -1e9, 1e9)
+
+    return finish
+
+
+DEFAULT = Expert()
+
+
+def choose_expert(view: SeatView, rng: random.Random) -> Card:
+    return DEFAULT.choose(view, rng)

@@ -1,0 +1,107 @@
+"""What a seat knows: card counting from its view, and hidden hands that fit it.
+
+Seen this round: the seat's own hand, the floor, and every card played and taken
+(``view.round_moves``). Everything else is unseen: the other hands and the stock,
+buried floor cards included. A sampled world deals the unseen cards at random into
+hands of the sizes the view shows and a stock of the size it shows.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+
+from app.engine.bots.fastsim import JACK_RANK, RANK, SEVEN_D, Round, table_for
+from app.engine.cards import Card
+from app.engine.state import SIDES
+from app.engine.views import SeatView
+
+ALL_CARDS = (1 << 52) - 1
+
+
+def mask_of(cards: Iterable[Card]) -> int:
+    mask = 0
+    for card in cards:
+        mask |= 1 << card.index
+    return mask
+
+
+def public_mask(view: SeatView) -> int:
+    """Cards out of every hand and the stock: the floor and the piles of this round."""
+    mask = mask_of(view.floor)
+    for move in view.round_moves:
+        mask |= (1 << move.card.index) | mask_of(move.captured)
+    return mask
+
+
+def unseen_cards(view: SeatView) -> list[int]:
+    """Indices of the cards the seat has not seen this round, in canonical order."""
+    hidden = ALL_CARDS & ~(public_mask(view) | mask_of(view.hand))
+    return [index for index in range(52) if hidden >> index & 1]
+
+
+def sweepers_out(view: SeatView) -> dict[str, int]:
+    """How many Jacks and whether the 7D are still unseen: the cards worth fearing."""
+    unseen = unseen_cards(view)
+    return {
+        "jacks": sum(1 for i in unseen if RANK[i] == JACK_RANK),
+        "seven_of_diamonds": int(SEVEN_D in unseen),
+    }
+
+
+def majority_award(view: SeatView) -> int:
+    """This round's majority points: ties carried over from the rounds just before."""
+    rules = view.rules
+    carried = 0
+    if rules.majority_tie == "carry_over":
+        for result in reversed(view.rounds):
+            if result.majority is not None:
+                break
+            carried += rules.majority_points
+    return rules.majority_points + carried
+
+
+def base_round(view: SeatView) -> Round:
+    """The public part of the round; the other hands and the stock are left empty."""
+    if view.seat is None or view.turn is None:
+        raise ValueError("a bot plays from the view of the seat to move")
+    rules = view.rules
+    state = Round.__new__(Round)
+    state.table = table_for(rules)
+    state.players = view.players
+    state.hands = [[] for _ in range(view.players)]
+    state.hands[view.seat] = [card.index for card in view.hand]
+    state.stock = []
+    state.floor = mask_of(view.floor)
+    state.cards = [side.captured for side in view.sides[:SIDES]]
+    state.points = [
+        side.basras * rules.basra_points + side.jack_basras * rules.jack_basra_points
+        for side in view.sides[:SIDES]
+    ]
+    capturer = view.last_capturer
+    state.last_side = -1 if capturer is None else capturer % SIDES
+    state.turn = view.turn
+    state.dealer = view.dealer
+    state.in_hands = sum(view.hand_sizes)
+    state.final_basra = rules.basra_on_final_play
+    state.basra_points = rules.basra_points
+    state.jack_points = rules.jack_basra_points
+    state.majority = majority_award(view)
+    state.out = public_mask(view)
+    return state
+
+
+def sample_round(base: Round, view: SeatView, unseen: list[int], rng: random.Random) -> Round:
+    """``base`` with the unseen cards dealt at random to the other seats and the stock."""
+    cards = list(unseen)
+    rng.shuffle(cards)
+    world = base.copy()
+    start = 0
+    for seat, size in enumerate(view.hand_sizes):
+        if seat != view.seat:
+            world.hands[seat] = cards[start : start + size]
+            start += size
+    world.stock = cards[start:]
+    if len(world.stock) != view.stock_size:
+        raise ValueError("the view's hidden cards do not add up")
+    return world

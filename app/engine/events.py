@@ -1,0 +1,104 @@
+"""What happened in a match, in the past tense. A match is the fold of its events.
+
+Chance is data here: ``RoundDealt`` carries the whole deck it dealt, so replaying a log
+never needs a random generator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from app.engine.cards import Card, codes, parse_cards
+
+
+@dataclass(frozen=True, slots=True)
+class RoundDealt:
+    round: int
+    dealer: int
+    deck: tuple[Card, ...]  # top first, as shuffled (or fixed by the creator)
+    fixed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlayed:
+    """A move: ``captured`` lists floor cards only; empty means the card was trailed."""
+
+    n: int
+    round: int
+    seat: int
+    card: Card
+    captured: tuple[Card, ...]
+    basra: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "round": self.round,
+            "seat": self.seat,
+            "card": str(self.card),
+            "captured": codes(self.captured),
+            "basra": self.basra,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class HandsDealt:
+    """Every hand was empty and the stock was not: four more cards to each seat."""
+
+    round: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundScored:
+    round: int
+    leftover: tuple[Card, ...]  # the floor at the end, to the last capturer's side
+    leftover_side: int | None  # None: nobody captured all round, the leftover is discarded
+    cards: tuple[int, ...]  # pile sizes per side, leftover included
+    basras: tuple[int, ...]
+    jack_basras: tuple[int, ...]
+    majority: int | None  # the side given the majority points, if any
+    points: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchEnded:
+    winner: int | None  # None: a draw (end_tie=draw)
+
+
+Event = RoundDealt | CardPlayed | HandsDealt | RoundScored | MatchEnded
+EVENT_TYPES: dict[str, type[Any]] = {
+    cls.__name__: cls for cls in (RoundDealt, CardPlayed, HandsDealt, RoundScored, MatchEnded)
+}
+_CARD_LISTS = ("deck", "captured", "leftover")
+_INT_LISTS = ("cards", "basras", "jack_basras", "points")
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """The event's fields as JSON-ready data (cards as codes)."""
+    data: dict[str, Any] = {}
+    for name in event.__slots__:
+        value = getattr(event, name)
+        if name == "card":
+            value = str(value)
+        elif name in _CARD_LISTS:
+            value = codes(value)
+        elif name in _INT_LISTS:
+            value = list(value)
+        data[name] = value
+    return data
+
+
+def event_from_dict(kind: str, data: dict[str, Any]) -> Event:
+    cls = EVENT_TYPES[kind]
+    fields: dict[str, Any] = dict(data)
+    for name in _CARD_LISTS:
+        if name in fields:
+            fields[name] = parse_cards(fields[name])
+    for name in _INT_LISTS:
+        if name in fields:
+            fields[name] = tuple(fields[name])
+    if "card" in fields:
+        fields["card"] = Card.parse(fields["card"])
+    event: Event = cls(**fields)
+    return event

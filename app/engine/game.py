@@ -1,0 +1,310 @@
+"""The rules as a state machine: ``decide(state, command) -> events`` and
+``apply(state, event)``. Playing and replaying a log run the same ``apply``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from app.engine.capture import BASRA, JACK_BASRA, Capture, find_capture
+from app.engine.cards import FULL_DECK, Card
+from app.engine.errors import CardNotInHand, GameNotActive, InvalidDeck, NotDealing, NotYourTurn
+from app.engine.events import CardPlayed, Event, HandsDealt, MatchEnded, RoundDealt, RoundScored
+from app.engine.rules import Rules
+from app.engine.state import (
+    DEALING,
+    HAND_SIZE,
+    OVER,
+    PLAYING,
+    SIDES,
+    GameState,
+    RoundResult,
+    dealer_of_round,
+    side_of,
+)
+
+FLOOR_SIZE = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """Deal the next round from ``deck`` (top first)."""
+
+    deck: tuple[Card, ...]
+    fixed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    seat: int
+    card: Card
+
+
+Command = Deal | Play
+
+
+def decide(state: GameState, command: Command) -> list[Event]:
+    """The events ``command`` causes, or an ``EngineError``; ``state`` is not changed."""
+    if isinstance(command, Deal):
+        return [_deal(state, command)]
+    return _play(state, command.seat, command.card)
+
+
+def evolve(state: GameState, event: Event) -> GameState:
+    """A new state: ``state`` after ``event``. ``apply`` is the in-place form."""
+    following = state.copy()
+    apply(following, event)
+    return following
+
+
+def replay(rules: Rules, players: int, events: Iterable[Event]) -> GameState:
+    state = GameState.new(rules, players)
+    for event in events:
+        apply(state, event)
+    return state
+
+
+def _deal(state: GameState, command: Deal) -> RoundDealt:
+    if state.phase != DEALING:
+        raise NotDealing("no round is waiting to be dealt")
+    check_deck(command.deck)
+    next_round = state.round + 1
+    return RoundDealt(
+        next_round, dealer_of_round(next_round, state.players), command.deck, command.fixed
+    )
+
+
+def check_deck(deck: Sequence[Card]) -> None:
+    if len(deck) != len(FULL_DECK) or len(set(deck)) != len(FULL_DECK):
+        raise InvalidDeck("a deck is the 52 distinct cards, top first")
+
+
+def legal_captures(state: GameState) -> list[Capture]:
+    """What each card in the hand of the seat to move would do now."""
+    if state.phase != PLAYING or state.turn is None:
+        return []
+    final = _is_final_play(state)
+    return [
+        _scored(state, find_capture(state.floor, card, state.rules), final)
+        for card in state.hands[state.turn]
+    ]
+
+
+def _is_final_play(state: GameState) -> bool:
+    return not state.stock and sum(len(hand) for hand in state.hands) == 1
+
+
+def _scored(state: GameState, capture: Capture, final: bool) -> Capture:
+    if final and capture.basra == BASRA and not state.rules.basra_on_final_play:
+        return Capture(capture.card, capture.captured, None)
+    return capture
+
+
+def _play(state: GameState, seat: int, card: Card) -> list[Event]:
+    if state.phase != PLAYING:
+        raise GameNotActive("the match is not being played")
+    if seat != state.turn:
+        raise NotYourTurn(f"it is seat {state.turn}'s turn")
+    if card not in state.hands[seat]:
+        raise CardNotInHand(f"{card} is not in seat {seat}'s hand")
+    final = _is_final_play(state)
+    capture = _scored(state, find_capture(state.floor, card, state.rules), final)
+    events: list[Event] = [
+        CardPlayed(state.moves + 1, state.round, seat, card, capture.captured, capture.basra)
+    ]
+    if sum(len(hand) for hand in state.hands) == 1:
+        if state.stock:
+            events.append(HandsDealt(state.round))
+        else:
+            scored = _score_round(state, seat, capture)
+            events.append(scored)
+            ended = _match_end(state, scored)
+            if ended is not None:
+                events.append(ended)
+    return events
+
+
+def _score_round(state: GameState, seat: int, last: Capture) -> RoundScored:
+    """The round's result once ``last`` (the round's final card) is played by ``seat``."""
+    rules = state.rules
+    side = side_of(seat)
+    cards = [len(pile) for pile in state.piles]
+    basras = list(state.basras)
+    jack_basras = list(state.jack_basras)
+    capturer = state.last_capturer
+    if last.captured:
+        cards[side] += len(last.captured) + 1
+        capturer = seat
+        floor = [c for c in state.floor if c not in last.captured]
+        if last.basra == BASRA:
+            basras[side] += 1
+        elif last.basra == JACK_BASRA:
+            jack_basras[side] += 1
+    else:
+        floor = [*state.floor, last.card]
+    leftover_side = None if capturer is None else side_of(capturer)
+    if leftover_side is not None:
+        cards[leftover_side] += len(floor)
+    award = rules.majority_points + state.majority_carry
+    top = max(cards)
+    majority = cards.index(top) if cards.count(top) == 1 else None
+    points = [
+        basras[s] * rules.basra_points
+        + jack_basras[s] * rules.jack_basra_points
+        + (award if majority == s else 0)
+        for s in range(SIDES)
+    ]
+    return RoundScored(
+        state.round, tuple(floor), leftover_side, tuple(cards), tuple(basras),
+        tuple(jack_basras), majority, tuple(points),
+    )  # fmt: skip
+
+
+def _match_end(state: GameState, scored: RoundScored) -> MatchEnded | None:
+    totals = [total + points for total, points in zip(state.scores, scored.points, strict=True)]
+    top = max(totals)
+    if top < state.rules.target_score:
+        return None
+    if totals.count(top) == 1:
+        return MatchEnded(totals.index(top))
+    return MatchEnded(None) if state.rules.end_tie == "draw" else None
+
+
+def apply(state: GameState, event: Event) -> None:
+    """Change ``state`` by one event (facts only: no rule is checked here)."""
+    if isinstance(event, CardPlayed):
+        _apply_card_played(state, event)
+    elif isinstance(event, HandsDealt):
+        _deal_hands(state)
+    elif isinstance(event, RoundDealt):
+        _apply_round_dealt(state, event)
+    elif isinstance(event, RoundScored):
+        _apply_round_scored(state, event)
+    elif isinstance(event, MatchEnded):
+        state.phase = OVER
+        state.turn = None
+        state.winner = event.winner
+    else:  # pragma: no cover - the Event union is closed
+        raise TypeError(f"not an event: {event!r}")
+
+
+def _apply_card_played(state: GameState, move: CardPlayed) -> None:
+    state.hands[move.seat].remove(move.card)
+    side = side_of(move.seat)
+    if move.captured:
+        taken = set(move.captured)
+        state.floor = [c for c in state.floor if c not in taken]
+        pile = state.piles[side]
+        pile.extend(move.captured)
+        pile.append(move.card)
+        state.last_capturer = move.seat
+        if move.basra == BASRA:
+            state.basras[side] += 1
+        elif move.basra == JACK_BASRA:
+            state.jack_basras[side] += 1
+    else:
+        state.floor.append(move.card)
+    state.moves = move.n
+    state.round_moves.append(move)
+    state.turn = (move.seat + 1) % state.players
+
+
+def _deal_hands(state: GameState) -> None:
+    """Four cards to each seat from the top of the stock, starting after the dealer."""
+    players = state.players
+    for offset in range(1, players + 1):
+        seat = (state.dealer + offset) % players
+        state.hands[seat] = state.stock[:HAND_SIZE]
+        del state.stock[:HAND_SIZE]
+
+
+def _apply_round_dealt(state: GameState, dealt: RoundDealt) -> None:
+    players = state.players
+    state.phase = PLAYING
+    state.round = dealt.round
+    state.dealer = dealt.dealer
+    state.turn = (dealt.dealer + 1) % players
+    state.fixed_round = dealt.fixed
+    state.stock = list(dealt.deck)
+    state.piles = [[] for _ in range(SIDES)]
+    state.basras = [0] * SIDES
+    state.jack_basras = [0] * SIDES
+    state.last_capturer = None
+    state.round_moves = []
+    state.discarded = []
+    _deal_hands(state)
+    floor = state.stock[:FLOOR_SIZE]
+    del state.stock[:FLOOR_SIZE]
+    if state.rules.initial_floor == "bury":
+        for position in range(FLOOR_SIZE):
+            while _buried_at_start(floor[position]):
+                state.stock.append(floor[position])
+                floor[position] = state.stock.pop(0)
+    state.floor = floor
+
+
+def _buried_at_start(card: Card) -> bool:
+    return card.rank == "J" or card.code == "7D"
+
+
+def _apply_round_scored(state: GameState, scored: RoundScored) -> None:
+    if scored.leftover_side is None:
+        state.discarded = list(scored.leftover)
+    else:
+        state.piles[scored.leftover_side].extend(scored.leftover)
+    state.floor = []
+    state.scores = [
+        total + points for total, points in zip(state.scores, scored.points, strict=True)
+    ]
+    if scored.majority is None and state.rules.majority_tie == "carry_over":
+        state.majority_carry += state.rules.majority_points
+    else:
+        state.majority_carry = 0
+    state.rounds.append(
+        RoundResult(scored.round, scored.points, scored.cards, scored.majority,
+                    scored.basras, scored.jack_basras)
+    )  # fmt: skip
+    state.phase = DEALING
+    state.turn = None
+
+
+class Game:
+    """A match and the log of events that made it: the engine's public entry point."""
+
+    __slots__ = ("state", "events")
+
+    def __init__(self, rules: Rules | None = None, players: int = 2) -> None:
+        self.state = GameState.new(rules or Rules(), players)
+        self.events: list[Event] = []
+
+    @classmethod
+    def from_events(cls, rules: Rules, players: int, events: Iterable[Event]) -> Game:
+        game = cls(rules, players)
+        for event in events:
+            game._record(event)
+        return game
+
+    @property
+    def needs_deal(self) -> bool:
+        return self.state.phase == DEALING
+
+    @property
+    def is_over(self) -> bool:
+        return self.state.phase == OVER
+
+    def deal(self, deck: Sequence[Card], fixed: bool = False) -> list[Event]:
+        return self.execute(Deal(tuple(deck), fixed))
+
+    def play(self, seat: int, card: Card) -> list[Event]:
+        return self.execute(Play(seat, card))
+
+    def execute(self, command: Command) -> list[Event]:
+        events = decide(self.state, command)
+        for event in events:
+            self._record(event)
+        return events
+
+    def _record(self, event: Event) -> None:
+        apply(self.state, event)
+        self.events.append(event)

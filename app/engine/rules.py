@@ -1,0 +1,70 @@
+"""The per-game options of RULES.md, with their defaults and allowed values."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from app.engine.errors import InvalidRules
+
+CHOICES: dict[str, tuple[str, ...]] = {
+    "capture": ("auto",),
+    "seven_diamonds": ("wild", "sum_le_10", "jack", "plain"),
+    "seven_on_floor": ("wild", "plain"),
+    "jack_basra": ("lone_jack", "off"),
+    "initial_floor": ("bury", "allow"),
+    "majority_tie": ("none", "carry_over"),
+    "end_tie": ("play_on", "draw"),
+}
+LIMITS: dict[str, tuple[int, int]] = {
+    "target_score": (1, 10000),
+    "majority_points": (0, 1000),
+    "basra_points": (0, 1000),
+    "jack_basra_points": (0, 1000),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    target_score: int = 101
+    capture: str = "auto"
+    seven_diamonds: str = "wild"
+    seven_on_floor: str = "wild"
+    jack_basra: str = "lone_jack"
+    initial_floor: str = "bury"
+    majority_tie: str = "none"
+    basra_on_final_play: bool = True
+    end_tie: str = "play_on"
+    majority_points: int = 30
+    basra_points: int = 10
+    jack_basra_points: int = 30
+
+    @classmethod
+    def from_dict(cls, options: Mapping[str, Any] | None) -> Rules:
+        """Defaults overlaid with ``options``; any unknown key or bad value is refused."""
+        options = dict(options or {})
+        errors: dict[str, str] = {}
+        known = {field.name for field in fields(cls)}
+        for key in options:
+            if key not in known:
+                errors[key] = "unknown rule"
+        for key, allowed in CHOICES.items():
+            if key in options and options[key] not in allowed:
+                errors[key] = f"must be one of {', '.join(allowed)}"
+        for key, (low, high) in LIMITS.items():
+            value = options.get(key, low)
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                errors[key] = f"must be an integer from {low} to {high}"
+        if not isinstance(options.get("basra_on_final_play", True), bool):
+            errors["basra_on_final_play"] = "must be true or false"
+        if errors:
+            raise InvalidRules(errors)
+        return cls(**options)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @property
+    def wild_floor_seven(self) -> bool:
+        return self.seven_on_floor == "wild"

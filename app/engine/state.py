@@ -1,0 +1,178 @@
+"""The complete state of a match: everything, hidden cards included.
+
+Only the engine reads it directly; what a seat may see comes from ``views.observe``.
+It is changed only by ``game.apply`` (one event at a time), so live play and replay of
+the log run the same code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.engine.cards import Card, codes, parse_cards
+from app.engine.events import CardPlayed, event_from_dict, event_to_dict
+from app.engine.rules import Rules
+
+DEALING = "dealing"  # waiting for the next round's deck
+PLAYING = "playing"
+OVER = "over"
+HAND_SIZE = 4
+SIDES = 2
+
+
+def side_of(seat: int) -> int:
+    """Seats 0 and 2 are side 0, seats 1 and 3 side 1 (a 2-player seat is its own side)."""
+    return seat % SIDES
+
+
+def dealer_of_round(round_number: int, players: int) -> int:
+    return (players - 1 + round_number - 1) % players
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    round: int
+    points: tuple[int, ...]
+    cards: tuple[int, ...]
+    majority: int | None
+    basras: tuple[int, ...]
+    jack_basras: tuple[int, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "round": self.round,
+            "points": list(self.points),
+            "cards": list(self.cards),
+            "majority": self.majority,
+            "basras": list(self.basras),
+            "jack_basras": list(self.jack_basras),
+        }
+
+
+@dataclass(slots=True)
+class GameState:
+    rules: Rules
+    players: int
+    phase: str = DEALING
+    round: int = 0
+    dealer: int = 0
+    turn: int | None = None
+    hands: list[list[Card]] = field(default_factory=list)
+    stock: list[Card] = field(default_factory=list)
+    floor: list[Card] = field(default_factory=list)
+    piles: list[list[Card]] = field(default_factory=list)
+    basras: list[int] = field(default_factory=lambda: [0, 0])
+    jack_basras: list[int] = field(default_factory=lambda: [0, 0])
+    scores: list[int] = field(default_factory=lambda: [0, 0])
+    last_capturer: int | None = None
+    majority_carry: int = 0  # a tied majority award carried to the next round
+    moves: int = 0
+    round_moves: list[CardPlayed] = field(default_factory=list)
+    rounds: list[RoundResult] = field(default_factory=list)
+    discarded: list[Card] = field(default_factory=list)
+    fixed_round: bool = False
+    winner: int | None = None
+
+    @classmethod
+    def new(cls, rules: Rules, players: int) -> GameState:
+        if players not in (2, 4):
+            raise ValueError("a match has 2 or 4 players")
+        return cls(
+            rules=rules,
+            players=players,
+            hands=[[] for _ in range(players)],
+            piles=[[] for _ in range(SIDES)],
+        )
+
+    @property
+    def last_move(self) -> CardPlayed | None:
+        return self.round_moves[-1] if self.round_moves else None
+
+    def copy(self) -> GameState:
+        return GameState(
+            rules=self.rules,
+            players=self.players,
+            phase=self.phase,
+            round=self.round,
+            dealer=self.dealer,
+            turn=self.turn,
+            hands=[list(hand) for hand in self.hands],
+            stock=list(self.stock),
+            floor=list(self.floor),
+            piles=[list(pile) for pile in self.piles],
+            basras=list(self.basras),
+            jack_basras=list(self.jack_basras),
+            scores=list(self.scores),
+            last_capturer=self.last_capturer,
+            majority_carry=self.majority_carry,
+            moves=self.moves,
+            round_moves=list(self.round_moves),
+            rounds=list(self.rounds),
+            discarded=list(self.discarded),
+            fixed_round=self.fixed_round,
+            winner=self.winner,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready snapshot of everything, for storage (never for a client)."""
+        return {
+            "rules": self.rules.to_dict(),
+            "players": self.players,
+            "phase": self.phase,
+            "round": self.round,
+            "dealer": self.dealer,
+            "turn": self.turn,
+            "hands": [codes(hand) for hand in self.hands],
+            "stock": codes(self.stock),
+            "floor": codes(self.floor),
+            "piles": [codes(pile) for pile in self.piles],
+            "basras": list(self.basras),
+            "jack_basras": list(self.jack_basras),
+            "scores": list(self.scores),
+            "last_capturer": self.last_capturer,
+            "majority_carry": self.majority_carry,
+            "moves": self.moves,
+            "round_moves": [event_to_dict(move) for move in self.round_moves],
+            "rounds": [result.to_dict() for result in self.rounds],
+            "discarded": codes(self.discarded),
+            "fixed_round": self.fixed_round,
+            "winner": self.winner,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameState:
+        moves = [event_from_dict("CardPlayed", move) for move in data["round_moves"]]
+        return cls(
+            rules=Rules.from_dict(data["rules"]),
+            players=data["players"],
+            phase=data["phase"],
+            round=data["round"],
+            dealer=data["dealer"],
+            turn=data["turn"],
+            hands=[list(parse_cards(hand)) for hand in data["hands"]],
+            stock=list(parse_cards(data["stock"])),
+            floor=list(parse_cards(data["floor"])),
+            piles=[list(parse_cards(pile)) for pile in data["piles"]],
+            basras=list(data["basras"]),
+            jack_basras=list(data["jack_basras"]),
+            scores=list(data["scores"]),
+            last_capturer=data["last_capturer"],
+            majority_carry=data["majority_carry"],
+            moves=data["moves"],
+            round_moves=[move for move in moves if isinstance(move, CardPlayed)],
+            rounds=[
+                RoundResult(
+                    round=r["round"],
+                    points=tuple(r["points"]),
+                    cards=tuple(r["cards"]),
+                    majority=r["majority"],
+                    basras=tuple(r["basras"]),
+                    jack_basras=tuple(r["jack_basras"]),
+                )
+                for r in data["rounds"]
+            ],
+            discarded=list(parse_cards(data["discarded"])),
+            fixed_round=data["fixed_round"],
+            winner=data["winner"],
+        )

@@ -1,0 +1,102 @@
+"""Tables: games (with a snapshot of the current state), seats, the append-only event
+log and stored idempotent responses. Alembic's migrations must match these exactly."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+# Alembic needs stable constraint names to alter tables on SQLite (batch mode).
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+JsonData = JSON().with_variant(JSONB(), "postgresql")
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class GameRow(Base):
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    status: Mapped[str] = mapped_column(String(16))
+    version: Mapped[int] = mapped_column(Integer)  # = seq of the last event in the log
+    players: Mapped[int] = mapped_column(Integer)
+    rules: Mapped[dict[str, Any]] = mapped_column(JsonData)
+    snapshot: Mapped[dict[str, Any]] = mapped_column(JsonData)  # the engine state now
+    server_seed: Mapped[str] = mapped_column(String(64))  # hex; published only once over
+    commitment: Mapped[str] = mapped_column(String(64))
+    client_seed: Mapped[str | None] = mapped_column(Text, nullable=True)  # fixed at the deal
+    custom_deck: Mapped[list[str] | None] = mapped_column(JsonData, nullable=True)
+    winner: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    last_hash: Mapped[str] = mapped_column(String(64))  # hash of event ``version``
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+    __table_args__ = (Index("ix_games_status_created", "status", "created_at"),
+                      Index("ix_games_created", "created_at"))  # fmt: skip
+    # Optimistic concurrency: every UPDATE says WHERE version = <the version loaded>, so
+    # of two requests that raced from the same version only the first one writes.
+    __mapper_args__ = {"version_id_col": version, "version_id_generator": False}
+
+
+class SeatRow(Base):
+    __tablename__ = "seats"
+
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    bot: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    seed: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
+
+
+class EventRow(Base):
+    __tablename__ = "events"
+
+    # The primary key (game_id, seq) is the guard against two writers appending the
+    # same step: it holds on SQLite too, which ignores SELECT ... FOR UPDATE.
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    type: Mapped[str] = mapped_column(String(32))
+    data: Mapped[dict[str, Any]] = mapped_column(JsonData)
+    at: Mapped[str] = mapped_column(String(32))  # ISO 8601 UTC, exactly as hashed
+    hash: Mapped[str] = mapped_column(String(64))
+
+
+class IdempotentResponseRow(Base):
+    __tablename__ = "idempotent_responses"
+
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(255), primary_key=True)
+    request_hash: Mapped[str] = mapped_column(String(64))
+    status: Mapped[int] = mapped_column(Integer)
+    body: Mapped[dict[str, Any]] = mapped_column(JsonData)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -1,0 +1,1 @@
+"""Use cases of a few lines each: load, decide, append, commit."""

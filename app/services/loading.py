@@ -1,0 +1,86 @@
+"""Loading a game into memory, deciding who the caller is, and the API view of it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.engine import GameState, observe
+from app.persistence import EventRow, GameRepository, GameRow, SeatRow
+from app.services.errors import Forbidden, NotFound, Unauthorized
+from app.services.log import LogWriter
+from app.services.tokens import hash_token, same_hash
+
+WAITING = "waiting"
+ACTIVE = "active"
+FINISHED = "finished"
+
+
+@dataclass
+class LoadedGame:
+    row: GameRow
+    seats: list[SeatRow]
+    state: GameState
+    writer: LogWriter = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.writer = LogWriter(self.row.id, self.row.version, self.row.last_hash)
+
+    @property
+    def new_events(self) -> list[EventRow]:
+        return self.writer.rows
+
+    @property
+    def is_over(self) -> bool:
+        return self.row.status == FINISHED
+
+    def seat_row(self, seat: int) -> SeatRow:
+        return self.seats[seat]
+
+
+def load(repo: GameRepository, game_id: str, for_update: bool = False,
+         seats: list[SeatRow] | None = None) -> LoadedGame:  # fmt: skip
+    row = repo.get(game_id, for_update=for_update)
+    if row is None:
+        raise NotFound(f"no game {game_id!r}")
+    return LoadedGame(row, seats if seats is not None else repo.seats(game_id),
+                      GameState.from_dict(row.snapshot))  # fmt: skip
+
+
+def find_seat(repo: GameRepository, game_id: str, seats: list[SeatRow], token: str | None,
+              required: bool) -> int | None:  # fmt: skip
+    """The seat a bearer token acts as; None for a spectator (no token, not required)."""
+    if token is None:
+        if required:
+            raise Unauthorized("this needs a seat's token: Authorization: Bearer <token>")
+        return None
+    digest = hash_token(token)
+    matches = [s.seat for s in seats if same_hash(s.token_hash, digest)]
+    if matches:
+        return matches[0]
+    if repo.game_id_of_token(digest) is not None:
+        raise Forbidden("that token belongs to another game")
+    raise Unauthorized("unknown token")
+
+
+def status_of(state: GameState, seats: list[SeatRow]) -> str:
+    if state.phase == "over":
+        return FINISHED
+    if state.round == 0:
+        return WAITING
+    return ACTIVE
+
+
+def game_view(game: LoadedGame, seat: int | None) -> dict[str, Any]:
+    """What ``seat`` (None: a spectator) may see, in the shape of API.md's *view*."""
+    view = observe(game.state, seat).to_dict()
+    for entry in view["seats"]:
+        row = game.seats[entry["seat"]]
+        entry["name"] = row.name
+        entry["bot"] = row.bot
+        entry["open"] = is_open(row)
+    return {"id": game.row.id, "status": game.row.status, "version": game.row.version, **view}
+
+
+def is_open(seat: SeatRow) -> bool:
+    return seat.bot is None and seat.token_hash is None

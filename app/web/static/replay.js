@@ -1,0 +1,308 @@
+// Step through a finished game (GET /games/{id}/replay?step=N) and check its fairness:
+// the server's own verification, plus the commitment and every shuffled deck re-derived here.
+import { api, ApiError, cardFace, cardName, cardsText, el, seatName, sideName, describeMove } from "./basra.js";
+import { ALGORITHM, deriveDeck, hexToBytes, sha256Hex } from "./shuffle.js";
+
+const $ = (id) => document.getElementById(id);
+const replay = { id: null, step: 0, total: 0, moves: [], cache: new Map(), loading: null };
+
+function setStatus(message, kind = "info") {
+  $("status").textContent = message || "";
+  $("status").className = `status ${kind}`;
+}
+
+function showError(err) {
+  setStatus(err instanceof ApiError ? err.message : String((err && err.message) || err), "error");
+}
+
+const path = (suffix = "") => `/games/${encodeURIComponent(replay.id)}${suffix}`;
+
+async function stateAt(step) {
+  if (!replay.cache.has(step)) {
+    const request = api("GET", path(`/replay?step=${step}`)).then(({ data }) => data.state);
+    replay.cache.set(step, request);
+    request.catch(() => replay.cache.delete(step));
+  }
+  return replay.cache.get(step);
+}
+
+async function go(step) {
+  const target = Math.max(0, Math.min(replay.total, step));
+  replay.step = target;
+  const ticket = {};
+  replay.loading = ticket;
+  try {
+    const state = await stateAt(target);
+    if (replay.loading !== ticket) return; // a later step was asked for meanwhile
+    render(state, target);
+    setStatus("");
+    if (target + 1 <= replay.total) stateAt(target + 1).catch(() => {});
+  } catch (err) {
+    showError(err);
+  }
+}
+
+function render(state, step) {
+  const root = $("replay");
+  root.dataset.step = String(step);
+  root.dataset.total = String(replay.total);
+  $("step-label").textContent = `Step ${step} / ${replay.total}`;
+  $("slider").max = String(replay.total);
+  $("slider").value = String(step);
+  $("prev").disabled = step <= 0;
+  $("first").disabled = step <= 0;
+  $("next").disabled = step >= replay.total;
+  $("last").disabled = step >= replay.total;
+
+  const done = step > 0 ? replay.moves[step - 1] : null;
+  $("replay-move").textContent = done
+    ? `Move ${done.n} (round ${done.round}): ${describeMove(state, done, null)}`
+    : "The first deal, before any card is played.";
+  const upcoming = replay.moves[step];
+  $("next-move").textContent = upcoming ? `Next: ${describeMove(state, upcoming, null)}` : "End of the match.";
+
+  renderScoreboard(state);
+  renderHands(state);
+  const stockCount = Array.isArray(state.stock) ? state.stock.length : state.stock ?? 0;
+  $("stock").replaceChildren(
+    stockCount ? el("div", { class: "card back stock-card", "aria-hidden": "true" })
+      : el("div", { class: "card empty", "aria-hidden": "true" }),
+    el("div", { class: "stock-count", text: `Stock ${stockCount}` }),
+  );
+  const floor = state.floor || [];
+  $("floor").replaceChildren(...(floor.length
+    ? floor.map((c) => cardFace(c, { attrs: { role: "listitem", "aria-label": cardName(c) } }))
+    : [el("div", { class: "floor-empty", text: "The floor is empty" })]));
+  renderPiles(state);
+  renderRounds(state);
+}
+
+function renderScoreboard(state) {
+  const boxes = (state.sides || []).map((side) => el("div", {
+    class: `side ${state.winner === side.side && state.status === "finished" ? "to-move" : ""}`,
+  },
+  el("div", { class: "side-name", text: sideName(state, side.side) }),
+  el("div", { class: "side-score" }, el("span", { class: "score", text: side.score ?? 0 }),
+    el("span", { class: "of", text: state.target_score ? ` / ${state.target_score}` : "" })),
+  el("div", { class: "side-stats" },
+    el("span", { text: `Pile ${side.captured ?? 0}` }),
+    el("span", { text: `Basras ${side.basras ?? 0}` }),
+    el("span", { text: `Jack basras ${side.jack_basras ?? 0}` }))));
+  let result = "";
+  if (state.status === "finished") {
+    result = state.winner === null || state.winner === undefined ? "Draw" : `${sideName(state, state.winner)} won`;
+  }
+  $("scoreboard").replaceChildren(el("div", { class: "match-info" },
+    el("span", { text: `Round ${state.round ?? ""}` }), el("span", { text: result })), ...boxes);
+}
+
+function renderHands(state) {
+  const hands = state.hands || [];
+  $("hands").replaceChildren(...(state.seats || []).map((seat) => {
+    const hand = hands[seat.seat] || [];
+    return el("div", {
+      class: `replay-seat ${state.turn === seat.seat ? "to-move" : ""}`,
+      "data-seat": seat.seat,
+      "aria-label": `${seatName(state, seat.seat)}'s hand: ${hand.length ? hand.map(cardName).join(", ") : "empty"}`,
+    },
+    el("div", { class: "seat-name" }, seatName(state, seat.seat),
+      state.turn === seat.seat ? el("span", { class: "tag", text: "to play" }) : null,
+      state.dealer === seat.seat ? el("span", { class: "tag", text: "dealer" }) : null),
+    el("div", { class: "cards" }, ...hand.map((c) => cardFace(c))));
+  }));
+}
+
+function renderPiles(state) {
+  const piles = state.piles || [];
+  $("piles").replaceChildren(...(state.sides || []).map((side) => {
+    const pile = piles[side.side] || [];
+    return el("div", { class: "pile", "data-side": side.side },
+      el("div", { class: "seat-name", text: `${sideName(state, side.side)}: pile of ${pile.length}` }),
+      el("div", { class: "pile-cards", title: cardsText(pile) }, ...pile.map((c) => cardFace(c))));
+  }));
+}
+
+function renderRounds(state) {
+  const rounds = state.rounds || [];
+  const sides = state.sides || [];
+  if (!rounds.length) {
+    $("rounds").replaceChildren(el("p", { class: "muted", text: "No round scored yet at this step." }));
+    return;
+  }
+  $("rounds").replaceChildren(el("table", {},
+    el("thead", {}, el("tr", {}, el("th", { text: "Round" }), ...sides.map((s) => el("th", { text: sideName(state, s.side) })))),
+    el("tbody", {}, ...rounds.map((r) => el("tr", {}, el("th", { scope: "row", text: r.round }),
+      ...sides.map((s) => el("td", { text: `${(r.points || [])[s.side] ?? 0}${r.cards ? ` (${r.cards[s.side]} cards)` : ""}` })))))));
+}
+
+// ---- fairness ----------------------------------------------------------------------------
+
+const mark = (ok) => el("span", { class: ok ? "ok" : "bad", text: ok ? "\u2713" : "\u2717" });
+
+function isCardCode(value) {
+  return typeof value === "string" && /^(A|[2-9]|10|J|Q|K)[SHDC]$/i.test(value);
+}
+
+function findDeck(data, depth = 0) {
+  if (!data || typeof data !== "object" || depth > 3) return null;
+  if (Array.isArray(data.deck) && data.deck.length === 52 && data.deck.every(isCardCode)) return data.deck;
+  for (const value of Object.values(data)) {
+    if (Array.isArray(value) && value.length === 52 && value.every(isCardCode)) return value;
+    if (value && typeof value === "object" && !Array.isArray(value)) {
+      const inner = findDeck(value, depth + 1);
+      if (inner) return inner;
+    }
+  }
+  return null;
+}
+
+function isFixedDeck(data) {
+  if (!data) return false;
+  if (data.fixed === true || data.custom === true || data.custom_deck === true || data.shuffled === false) return true;
+  const source = String(data.source || data.origin || data.deck_source || "").toLowerCase();
+  return ["custom", "fixed", "creator", "given"].includes(source);
+}
+
+async function allEvents() {
+  const events = [];
+  let after = 0;
+  for (let page = 0; page < 100; page += 1) {
+    const { data } = await api("GET", path(`/events?after=${after}`));
+    const batch = (data && data.events) || [];
+    const fresh = batch.filter((e) => typeof e.seq !== "number" || e.seq > after);
+    events.push(...fresh);
+    const last = fresh.length ? fresh[fresh.length - 1].seq : after;
+    if (!fresh.length || typeof last !== "number" || last <= after) break;
+    after = last;
+  }
+  return events;
+}
+
+async function checkDecks(fair) {
+  const list = $("decks");
+  const summary = $("decks-summary");
+  if (!fair.server_seed) {
+    summary.textContent = "not yet (the server seed is revealed when the game is over)";
+    return;
+  }
+  const events = await allEvents();
+  const dealt = [];
+  events.forEach((event) => {
+    const deck = findDeck(event.data);
+    if (!deck) return;
+    const round = Number(event.data.round ?? event.data.r ?? dealt.length + 1);
+    dealt.push({ round, deck: deck.map((c) => String(c).toUpperCase()), fixed: isFixedDeck(event.data), type: event.type });
+  });
+  if (!dealt.length) {
+    summary.textContent = "no dealt deck found in the event log";
+    return;
+  }
+  let checked = 0;
+  let matched = 0;
+  const items = [];
+  for (const { round, deck, fixed } of dealt) {
+    if (fixed) {
+      items.push(el("li", { "data-round": round }, `Round ${round}: deck fixed by the game's creator (not shuffled)`));
+      continue;
+    }
+    const derived = await deriveDeck(fair.server_seed, fair.client_seed ?? "", round);
+    const ok = derived.length === deck.length && derived.every((c, i) => c === deck[i]);
+    checked += 1;
+    if (ok) matched += 1;
+    items.push(el("li", { "data-round": round, "data-ok": String(ok) }, mark(ok),
+      ` Round ${round}: deck re-derived: ${ok ? "match" : "mismatch"}`));
+  }
+  list.replaceChildren(...items);
+  const allOk = checked > 0 && matched === checked;
+  summary.replaceChildren(el("span", { class: allOk ? "ok" : checked ? "bad" : "" ,
+    text: checked ? `${allOk ? "match" : "mismatch"} (${matched} of ${checked} shuffled rounds)` : "no shuffled round" }));
+  summary.dataset.ok = String(allOk);
+}
+
+async function checkFairness() {
+  const { data: fair } = await api("GET", path("/fairness"));
+  const rows = [
+    ["Algorithm", fair.algorithm], ["Commitment", fair.commitment],
+    ["Client seed", fair.client_seed === "" ? "(empty)" : fair.client_seed],
+    ["Server seed", fair.server_seed || "(hidden until the game is over)"],
+  ];
+  $("fairness-data").replaceChildren(...rows.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v ?? "" })]));
+
+  const commitment = $("commitment-check");
+  if (fair.algorithm && fair.algorithm !== ALGORITHM) {
+    commitment.textContent = `unknown algorithm ${fair.algorithm}`;
+  } else if (!fair.server_seed) {
+    commitment.textContent = "not yet (seed not revealed)";
+  } else {
+    try {
+      const digest = await sha256Hex(hexToBytes(fair.server_seed));
+      const ok = digest === String(fair.commitment).toLowerCase();
+      commitment.replaceChildren(mark(ok), ` ${ok ? "match" : "mismatch"}: SHA-256(server seed) = ${digest.slice(0, 16)}\u2026`);
+      commitment.dataset.ok = String(ok);
+    } catch (err) {
+      commitment.textContent = `cannot check: ${err.message}`;
+    }
+  }
+  try {
+    await checkDecks(fair);
+  } catch (err) {
+    $("decks-summary").textContent = `cannot check: ${err.message}`;
+  }
+}
+
+async function checkServer() {
+  const { data } = await api("GET", path("/verify"));
+  const ok = Boolean(data && data.ok);
+  $("verify-ok").replaceChildren(mark(ok), ` ${ok ? "ok" : "FAILED"}`);
+  $("verify-ok").dataset.ok = String(ok);
+  const checks = (data && data.checks) || {};
+  $("verify-checks").replaceChildren(...Object.entries(checks).map(([name, value]) => {
+    const passed = typeof value === "object" && value !== null ? Boolean(value.ok) : Boolean(value);
+    const detail = typeof value === "object" && value !== null && value.detail ? ` (${value.detail})` : "";
+    return el("li", { "data-check": name }, mark(passed), ` ${name.replaceAll("_", " ")}${detail}`);
+  }));
+}
+
+// ---- start -------------------------------------------------------------------------------
+
+function onKey(event) {
+  if (event.target && /^(INPUT|SELECT|TEXTAREA)$/.test(event.target.tagName) && event.target.id !== "slider") return;
+  if (event.target && event.target.id === "slider" && event.key.startsWith("Arrow")) return; // the slider steps itself
+  const moves = { ArrowLeft: -1, ArrowRight: 1, Home: -Infinity, End: Infinity };
+  if (!(event.key in moves)) return;
+  event.preventDefault();
+  const delta = moves[event.key];
+  go(Number.isFinite(delta) ? replay.step + delta : delta < 0 ? 0 : replay.total);
+}
+
+async function start() {
+  const match = location.pathname.match(/^\/replay\/([^/]+)\/?$/);
+  if (!match) {
+    setStatus("No game id in the address.", "error");
+    return;
+  }
+  replay.id = decodeURIComponent(match[1]);
+  $("game-label").textContent = `Game ${replay.id}`;
+  $("replay-title").textContent = `Replay of game ${replay.id}`;
+  document.title = `Basra replay \u2014 game ${replay.id}`;
+  $("back-to-game").href = `/play/${encodeURIComponent(replay.id)}`;
+  $("first").addEventListener("click", () => go(0));
+  $("prev").addEventListener("click", () => go(replay.step - 1));
+  $("next").addEventListener("click", () => go(replay.step + 1));
+  $("last").addEventListener("click", () => go(replay.total));
+  $("slider").addEventListener("input", (event) => go(Number(event.target.value)));
+  document.addEventListener("keydown", onKey);
+
+  checkServer().catch((err) => { $("verify-ok").textContent = `cannot check: ${err.message}`; });
+  checkFairness().catch((err) => { $("commitment-check").textContent = `cannot check: ${err.message}`; });
+  try {
+    const { data } = await api("GET", path("/moves"));
+    replay.moves = (data && data.moves) || [];
+    replay.total = replay.moves.length;
+    await go(0);
+  } catch (err) {
+    showError(err);
+  }
+}
+
+start();

@@ -1,0 +1,51 @@
+"""Alembic environment: the URL comes from the caller (``basra migrate``) or DATABASE_URL."""
+
+from __future__ import annotations
+
+from alembic import context
+
+from app.config import load_settings
+from app.persistence.database import make_engine
+from app.persistence.models import Base
+
+config = context.config
+target_metadata = Base.metadata
+
+
+def database_url() -> str:
+    url = config.attributes.get("database_url")
+    return str(url) if url else str(load_settings()["DATABASE_URL"])
+
+
+def run_offline() -> None:
+    context.configure(url=database_url(), target_metadata=target_metadata,
+                      literal_binds=True, render_as_batch=True)  # fmt: skip
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+def run_online() -> None:
+    connection = config.attributes.get("connection")
+    if connection is not None:
+        _run(connection)
+        return
+    engine = make_engine(database_url())
+    try:
+        with engine.connect() as connection:
+            _run(connection)
+    finally:
+        engine.dispose()
+
+
+def _run(connection: object) -> None:
+    # render_as_batch: SQLite cannot ALTER most things; batch mode copies the table.
+    context.configure(connection=connection, target_metadata=target_metadata,
+                      render_as_batch=True, compare_type=True)  # fmt: skip
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+if context.is_offline_mode():
+    run_offline()
+else:
+    run_online()
