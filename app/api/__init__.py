@@ -9,7 +9,6 @@ from flask import Flask
 from app.api import games, meta
 from app.api.errors import ProblemApi, register_error_handlers
 from app.api.limits import install_limits
-from app.api.schemas import ProblemSchema
 
 API_SETTINGS: dict[str, Any] = {
     "API_TITLE": "Egyptian Basra",
@@ -37,7 +36,6 @@ def register_api(app: Flask) -> ProblemApi:
     for key, value in API_SETTINGS.items():
         app.config.setdefault(key, value)
     api = ProblemApi(app)
-    api.spec.components.schema("ProblemSchema", schema=ProblemSchema)
     api.register_blueprint(games.blp)
     app.register_blueprint(meta.bp)
     register_error_handlers(app)

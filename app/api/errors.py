@@ -70,6 +70,14 @@ def problem(code: str, detail: str, headers: dict[str, str] | None = None, **ext
 class ProblemApi(Api):  # type: ignore[misc]
     """flask-smorest's Api, answering its own errors as problem+json too."""
 
+    def _register_responses(self) -> None:
+        # Every operation's "default" response is a problem document, not smorest's own.
+        from app.api.schemas import ProblemSchema
+
+        response = {"description": "A problem (RFC 9457)",
+                    "content": {PROBLEM_JSON: {"schema": ProblemSchema}}}  # fmt: skip
+        self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, response, lazy=True)
+
     def handle_http_exception(self, error: HTTPException) -> Response:
         status = error.code or 500
         code = _CODE_OF_STATUS.get(status, "internal_error" if status >= 500 else "bad_request")

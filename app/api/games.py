@@ -9,6 +9,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from app.api import schemas
+from app.api.errors import PROBLEM_JSON
 from app.api.requests import body_reader, bearer_token, idempotency_key, query, version_header
 from app.persistence import Database
 from app.services import audit, games
@@ -17,7 +18,8 @@ blp = Blueprint("games", __name__, url_prefix="/games", description="Basra games
 
 BEARER = [{"bearerAuth": []}]
 OPTIONAL_BEARER = [{}, {"bearerAuth": []}]
-PROBLEM = {"description": "problem+json", "content": {"application/problem+json": {"schema": "ProblemSchema"}}}
+PROBLEM = {"description": "A problem (RFC 9457)",
+           "content": {PROBLEM_JSON: {"schema": schemas.ProblemSchema}}}  # fmt: skip
 
 
 def _db() -> Database:

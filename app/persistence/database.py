@@ -11,9 +11,10 @@ from app.config import sqlite_path
 
 
 def make_engine(database_url: str, **options: Any) -> Engine:
-    path = sqlite_path(database_url)
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    if database_url.startswith("sqlite"):
+        path = sqlite_path(database_url)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(database_url, **options)
         event.listen(engine, "connect", _tune_sqlite)
         return engine

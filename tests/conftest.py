@@ -1,0 +1,114 @@
+"""Shared fixtures: the real databases (SQLite and PostgreSQL), the app, and helpers.
+
+Every test that takes ``client`` or ``database_url`` runs once on SQLite and once on a
+fresh PostgreSQL database created for this run and dropped after it. Without a
+PostgreSQL server those runs are skipped loudly, except in CI (CI=true), where they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from app import create_app
+from app.cli import migrate_database
+
+POSTGRES_SERVER_URL = os.environ.get(
+    "TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+)
+IN_CI = os.environ.get("CI", "").lower() == "true"
+BACKENDS = ["sqlite", "postgresql"]
+
+
+def postgres_answers() -> bool:
+    engine = create_engine(POSTGRES_SERVER_URL, connect_args={"connect_timeout": 3})
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+        return True
+    except Exception:
+        return False
+    finally:
+        engine.dispose()
+
+
+class PostgresDatabase:
+    """A database of its own on the PostgreSQL server, for one test run."""
+
+    def __init__(self) -> None:
+        self.name = f"basra_test_{secrets.token_hex(4)}"
+        self.url = make_url(POSTGRES_SERVER_URL).set(database=self.name).render_as_string(
+            hide_password=False
+        )
+
+    def _admin(self, statement: str) -> None:
+        engine = create_engine(POSTGRES_SERVER_URL, isolation_level="AUTOCOMMIT")
+        try:
+            with engine.connect() as connection:
+                connection.execute(text(statement))
+        finally:
+            engine.dispose()
+
+    def create(self) -> None:
+        self._admin(f'CREATE DATABASE "{self.name}"')
+
+    def drop(self) -> None:
+        self._admin(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> bool:
+    if postgres_answers():
+        return True
+    message = f"PostgreSQL does not answer at {POSTGRES_SERVER_URL}"
+    if IN_CI:
+        pytest.fail(f"{message}: in CI the PostgreSQL tests must run")
+    warnings.warn(f"\n\n*** {message}: SKIPPING every PostgreSQL test ***\n", stacklevel=1)
+    return False
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+                 ) -> Iterator[str]:  # fmt: skip
+    """A migrated, empty database shared by this session's tests on one backend."""
+    if request.param == "sqlite":
+        path: Path = tmp_path_factory.mktemp("sqlite") / "basra.sqlite3"
+        url = f"sqlite:///{path}"
+        migrate_database(url)
+        yield url
+        return
+    if not request.getfixturevalue("postgres_server"):
+        pytest.skip("PostgreSQL is not running (see the warning above)")
+    database = PostgresDatabase()
+    database.create()
+    try:
+        migrate_database(database.url)
+        yield database.url
+    finally:
+        database.drop()
+
+
+@pytest.fixture(scope="session")
+def app(database_url: str) -> Iterator[Any]:
+    application = create_app({"DATABASE_URL": database_url, "RATE_LIMIT": "off"})
+    application.testing = True
+    yield application
+    application.extensions["basra_db"].dispose()
+
+
+@pytest.fixture
+def client(app: Any) -> Any:
+    return app.test_client()
+
+
+@pytest.fixture
+def backend(database_url: str) -> str:
+    return "sqlite" if database_url.startswith("sqlite") else "postgresql"
