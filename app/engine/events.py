@@ -41,6 +41,11 @@ class CardPlayed:
             "basra": self.basra,
         }
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CardPlayed:
+        return cls(data["n"], data["round"], data["seat"], Card.parse(data["card"]),
+                   parse_cards(data["captured"]), data["basra"])  # fmt: skip
+
 
 @dataclass(frozen=True, slots=True)
 class HandsDealt:

@@ -76,7 +76,13 @@ def _deal(state: GameState, command: Deal) -> RoundDealt:
 
 
 def check_deck(deck: Sequence[Card]) -> None:
-    if len(deck) != len(FULL_DECK) or len(set(deck)) != len(FULL_DECK):
+    # Card objects only: 52 distinct codes (or anything else hashable) used to pass the
+    # count check and then fail half-way through apply, leaving a half-dealt round.
+    if (
+        len(deck) != len(FULL_DECK)
+        or not all(isinstance(card, Card) for card in deck)
+        or len(set(deck)) != len(FULL_DECK)
+    ):
         raise InvalidDeck("a deck is the 52 distinct cards, top first")
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.engine.cards import Card, codes, parse_cards
-from app.engine.events import CardPlayed, event_from_dict, event_to_dict
+from app.engine.events import CardPlayed
 from app.engine.rules import Rules
 
 DEALING = "dealing"  # waiting for the next round's deck
@@ -48,6 +48,16 @@ class RoundResult:
             "basras": list(self.basras),
             "jack_basras": list(self.jack_basras),
         }
+
+    # A long match keeps one of these per round in every snapshot, so they are stored
+    # as short rows rather than dicts: loading a game must stay cheap late in a match.
+    def to_row(self) -> list[Any]:
+        return [self.round, self.points, self.cards, self.majority, self.basras, self.jack_basras]
+
+    @classmethod
+    def from_row(cls, row: list[Any]) -> RoundResult:
+        number, points, cards, majority, basras, jack_basras = row
+        return cls(number, tuple(points), tuple(cards), majority, tuple(basras), tuple(jack_basras))
 
 
 @dataclass(slots=True)
@@ -133,8 +143,8 @@ class GameState:
             "last_capturer": self.last_capturer,
             "majority_carry": self.majority_carry,
             "moves": self.moves,
-            "round_moves": [event_to_dict(move) for move in self.round_moves],
-            "rounds": [result.to_dict() for result in self.rounds],
+            "round_moves": [move.to_dict() for move in self.round_moves],
+            "rounds": [result.to_row() for result in self.rounds],
             "discarded": codes(self.discarded),
             "fixed_round": self.fixed_round,
             "winner": self.winner,
@@ -142,7 +152,6 @@ class GameState:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameState:
-        moves = [event_from_dict("CardPlayed", move) for move in data["round_moves"]]
         return cls(
             rules=Rules.from_dict(data["rules"]),
             players=data["players"],
@@ -160,18 +169,8 @@ class GameState:
             last_capturer=data["last_capturer"],
             majority_carry=data["majority_carry"],
             moves=data["moves"],
-            round_moves=[move for move in moves if isinstance(move, CardPlayed)],
-            rounds=[
-                RoundResult(
-                    round=r["round"],
-                    points=tuple(r["points"]),
-                    cards=tuple(r["cards"]),
-                    majority=r["majority"],
-                    basras=tuple(r["basras"]),
-                    jack_basras=tuple(r["jack_basras"]),
-                )
-                for r in data["rounds"]
-            ],
+            round_moves=[CardPlayed.from_dict(move) for move in data["round_moves"]],
+            rounds=[RoundResult.from_row(row) for row in data["rounds"]],
             discarded=list(parse_cards(data["discarded"])),
             fixed_round=data["fixed_round"],
             winner=data["winner"],

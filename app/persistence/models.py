@@ -16,7 +16,6 @@ from sqlalchemy import (
     String,
     Text,
 )
-from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 # Alembic needs stable constraint names to alter tables on SQLite (batch mode).
@@ -28,7 +27,9 @@ NAMING_CONVENTION = {
     "pk": "pk_%(table_name)s",
 }
 
-JsonData = JSON().with_variant(JSONB(), "postgresql")
+# Plain JSON, not JSONB: nothing queries inside these documents, and PostgreSQL stores
+# and returns JSON text as is, which is cheaper on the hot path of every move.
+JsonData = JSON()
 
 
 class Base(DeclarativeBase):

@@ -28,6 +28,22 @@ class GameRepository:
             query = query.with_for_update()
         return self.session.scalars(query).one_or_none()
 
+    def get_with_seats(self, game_id: str, for_update: bool = False,
+                       ) -> tuple[GameRow, list[SeatRow]] | None:  # fmt: skip
+        """The game and its seats in one round trip (the hot path of every move)."""
+        query = (
+            select(GameRow, SeatRow)
+            .join(SeatRow, SeatRow.game_id == GameRow.id)
+            .where(GameRow.id == game_id)
+            .order_by(SeatRow.seat)
+        )
+        if for_update:  # PostgreSQL serialises writers here; SQLite ignores it
+            query = query.with_for_update(of=GameRow)
+        rows = self.session.execute(query).all()
+        if not rows:
+            return None
+        return rows[0][0], [seat for _, seat in rows]
+
     def seats(self, game_id: str) -> list[SeatRow]:
         query = select(SeatRow).where(SeatRow.game_id == game_id).order_by(SeatRow.seat)
         return list(self.session.scalars(query))

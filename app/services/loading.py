@@ -38,13 +38,12 @@ class LoadedGame:
         return self.seats[seat]
 
 
-def load(repo: GameRepository, game_id: str, for_update: bool = False,
-         seats: list[SeatRow] | None = None) -> LoadedGame:  # fmt: skip
-    row = repo.get(game_id, for_update=for_update)
-    if row is None:
+def load(repo: GameRepository, game_id: str, for_update: bool = False) -> LoadedGame:
+    found = repo.get_with_seats(game_id, for_update=for_update)
+    if found is None:
         raise NotFound(f"no game {game_id!r}")
-    return LoadedGame(row, seats if seats is not None else repo.seats(game_id),
-                      GameState.from_dict(row.snapshot))  # fmt: skip
+    row, seats = found
+    return LoadedGame(row, seats, GameState.from_dict(row.snapshot))
 
 
 def find_seat(repo: GameRepository, game_id: str, seats: list[SeatRow], token: str | None,

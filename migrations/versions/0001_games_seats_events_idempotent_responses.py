@@ -11,7 +11,6 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
-from sqlalchemy.dialects import postgresql
 
 revision: str = "0001"
 down_revision: str | None = None
@@ -20,7 +19,7 @@ depends_on: str | Sequence[str] | None = None
 
 
 def json_data() -> sa.types.TypeEngine[object]:
-    return sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql")
+    return sa.JSON()
 
 
 def upgrade() -> None:

@@ -29,6 +29,7 @@ KIND_MASKS = tuple(
     sum(1 << (suit * 13 + rank) for suit in range(4) if suit * 13 + rank != SEVEN_D)
     for rank in range(13)
 ) + (1 << SEVEN_D,)
+SEVEN_KIND = 13
 
 
 class CaptureTable:
@@ -74,17 +75,41 @@ class CaptureTable:
 
     def _threats(self, floor: int) -> tuple[tuple[int, int], ...]:
         found = []
-        for kind_mask in KIND_MASKS:
-            free = kind_mask & ~floor
+        for kind in self._could_clear(floor):
+            free = KIND_MASKS[kind] & ~floor
             if not free:
                 continue
             card = (free & -free).bit_length() - 1
-            kind = self.capture(floor, card) >> KIND_SHIFT
-            if kind == BASRA_KIND:
-                found.append((kind_mask, self.rules.basra_points))
-            elif kind == JACK_KIND:
-                found.append((kind_mask, self.rules.jack_basra_points))
+            basra = self.capture(floor, card) >> KIND_SHIFT
+            if basra == BASRA_KIND:
+                found.append((KIND_MASKS[kind], self.rules.basra_points))
+            elif basra == JACK_KIND:
+                found.append((KIND_MASKS[kind], self.rules.jack_basra_points))
         return tuple(found)
+
+    def _could_clear(self, floor: int) -> list[int]:
+        """Kinds that pass the cheap necessary tests for clearing ``floor`` (RULES.md 3):
+        a number card needs every floor card a number no higher than itself, with the
+        rest of the sum a multiple of it unless a wild 7D fills a group; a Q or K needs
+        its own rank only; a Jack needs a lone Jack. The 7D may clear whatever another
+        kind clears, or a lone Jack. Each candidate is then checked exactly."""
+        cards = iter_bits(floor)
+        joker = self.rules.seven_on_floor == "wild" and bool(floor >> SEVEN_D & 1)
+        ranks = {RANK[card] for card in cards if not (joker and card == SEVEN_D)}
+        if not ranks:
+            return list(range(len(KIND_MASKS)))
+        kinds = []
+        if len(ranks) == 1 and min(ranks) >= JACK_RANK:
+            kinds.append(min(ranks))
+        elif max(ranks) < JACK_RANK:
+            values = [RANK[c] + 1 for c in cards if not (joker and c == SEVEN_D)]
+            for value in range(max(values), 11):
+                rest = sum(v for v in values if v != value)
+                if joker or rest % value == 0:
+                    kinds.append(value - 1)
+        if kinds:
+            kinds.append(SEVEN_KIND)
+        return kinds
 
 
 _TABLES: dict[tuple[str, str, str], CaptureTable] = {}
