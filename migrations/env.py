@@ -18,8 +18,12 @@ def database_url() -> str:
 
 
 def run_offline() -> None:
-    context.configure(url=database_url(), target_metadata=target_metadata,
-                      literal_binds=True, render_as_batch=True)  # fmt: skip
+    context.configure(
+        url=database_url(),
+        target_metadata=target_metadata,
+        literal_binds=True,
+        render_as_batch=True,
+    )
     with context.begin_transaction():
         context.run_migrations()
 
@@ -39,8 +43,12 @@ def run_online() -> None:
 
 def _run(connection: object) -> None:
     # render_as_batch: SQLite cannot ALTER most things; batch mode copies the table.
-    context.configure(connection=connection, target_metadata=target_metadata,
-                      render_as_batch=True, compare_type=True)  # fmt: skip
+    context.configure(
+        connection=connection,
+        target_metadata=target_metadata,
+        render_as_batch=True,
+        compare_type=True,
+    )
     with context.begin_transaction():
         context.run_migrations()
 

@@ -25,9 +25,7 @@ API_SETTINGS: dict[str, Any] = {
                 "replay and audit. Errors are application/problem+json with a stable `code`."
             )
         },
-        "components": {
-            "securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}}
-        },
+        "components": {"securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}}},
     },
 }
 
@@ -42,4 +40,3 @@ def register_api(app: Flask) -> ProblemApi:
     app.extensions["basra_api"] = api
     app.extensions["basra_limiter"] = install_limits(app, games.blp)
     return api
-

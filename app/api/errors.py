@@ -40,11 +40,21 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "internal_error": (500, "Internal server error"),
     "unavailable": (503, "Service unavailable"),
 }
-_CODE_OF_STATUS = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-                   405: "method_not_allowed", 406: "not_acceptable", 409: "conflict",
-                   412: "version_mismatch", 413: "payload_too_large",
-                   415: "unsupported_media_type", 422: "invalid_request", 429: "rate_limited",
-                   503: "unavailable"}  # fmt: skip
+_CODE_OF_STATUS = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    409: "conflict",
+    412: "version_mismatch",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "invalid_request",
+    429: "rate_limited",
+    503: "unavailable",
+}
 
 
 class ApiError(Exception):
@@ -57,10 +67,18 @@ class ApiError(Exception):
         self.extra = extra
 
 
-def problem(code: str, detail: str, headers: dict[str, str] | None = None, **extra: Any) -> Response:
+def problem(
+    code: str, detail: str, headers: dict[str, str] | None = None, **extra: Any
+) -> Response:
     status, title = PROBLEMS.get(code, (500, "Error"))
-    body = {"type": f"/problems/{code}", "title": title, "status": status, "detail": detail,
-            "code": code, **extra}  # fmt: skip
+    body = {
+        "type": f"/problems/{code}",
+        "title": title,
+        "status": status,
+        "detail": detail,
+        "code": code,
+        **extra,
+    }
     response = Response(json.dumps(body), status=status, mimetype=PROBLEM_JSON)
     for name, value in (headers or {}).items():
         response.headers[name] = value
@@ -74,8 +92,10 @@ class ProblemApi(Api):  # type: ignore[misc]
         # Every operation's "default" response is a problem document, not smorest's own.
         from app.api.schemas import ProblemSchema
 
-        response = {"description": "A problem (RFC 9457)",
-                    "content": {PROBLEM_JSON: {"schema": ProblemSchema}}}  # fmt: skip
+        response = {
+            "description": "A problem (RFC 9457)",
+            "content": {PROBLEM_JSON: {"schema": ProblemSchema}},
+        }
         self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, response, lazy=True)
 
     def handle_http_exception(self, error: HTTPException) -> Response:

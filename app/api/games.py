@@ -10,7 +10,7 @@ from flask_smorest import Blueprint
 
 from app.api import schemas
 from app.api.errors import PROBLEM_JSON
-from app.api.requests import body_reader, bearer_token, idempotency_key, query, version_header
+from app.api.requests import bearer_token, body_reader, idempotency_key, query, version_header
 from app.persistence import Database
 from app.services import audit, games
 
@@ -18,8 +18,10 @@ blp = Blueprint("games", __name__, url_prefix="/games", description="Basra games
 
 BEARER = [{"bearerAuth": []}]
 OPTIONAL_BEARER = [{}, {"bearerAuth": []}]
-PROBLEM = {"description": "A problem (RFC 9457)",
-           "content": {PROBLEM_JSON: {"schema": schemas.ProblemSchema}}}  # fmt: skip
+PROBLEM = {
+    "description": "A problem (RFC 9457)",
+    "content": {PROBLEM_JSON: {"schema": schemas.ProblemSchema}},
+}
 
 
 def _db() -> Database:
@@ -47,10 +49,15 @@ class GameCollection(MethodView):
     @blp.doc(
         summary="Create a game",
         requestBody=_body_doc(schemas.CreateGameSchema),
-        responses={201: {"description": "Created", "headers": {"Location": {"schema": {"type": "string"}}},
-                         "content": {"application/json": {"schema": schemas.CreatedGameSchema}}},
-                   **_problems(400, 413, 422, 429)},
-    )  # fmt: skip
+        responses={
+            201: {
+                "description": "Created",
+                "headers": {"Location": {"schema": {"type": "string"}}},
+                "content": {"application/json": {"schema": schemas.CreatedGameSchema}},
+            },
+            **_problems(400, 413, 422, 429),
+        },
+    )
     def post(self) -> Response:
         spec = body_reader(schemas.CreateGameSchema)()
         created = games.create_game(_db(), spec)
@@ -62,12 +69,19 @@ class GameCollection(MethodView):
     @blp.doc(
         summary="A page of games, newest first",
         parameters=[{"in": "query", "schema": schemas.GamesQuerySchema}],
-        responses={200: {"description": "OK", "content": {"application/json": {"schema": schemas.GamesPageSchema}}},
-                   **_problems(422, 429)},
-    )  # fmt: skip
+        responses={
+            200: {
+                "description": "OK",
+                "content": {"application/json": {"schema": schemas.GamesPageSchema}},
+            },
+            **_problems(422, 429),
+        },
+    )
     def get(self) -> Response:
         args = query(schemas.GamesQuerySchema)
-        return jsonify(audit.list_games(_db(), args.get("status"), args["limit"], args.get("cursor")))
+        return jsonify(
+            audit.list_games(_db(), args.get("status"), args["limit"], args.get("cursor"))
+        )
 
 
 @blp.route("/<game_id>")
@@ -75,12 +89,24 @@ class GameResource(MethodView):
     @blp.doc(
         summary="The caller's view of a game (a spectator's without a token)",
         security=OPTIONAL_BEARER,
-        parameters=[{"in": "header", "name": "If-None-Match", "schema": {"type": "string"}, "required": False}],
-        responses={200: {"description": "OK", "headers": {"ETag": {"schema": {"type": "string"}}},
-                         "content": {"application/json": {"schema": schemas.ViewSchema}}},
-                   304: {"description": "Not modified since that ETag"},
-                   **_problems(400, 401, 403, 404, 429)},
-    )  # fmt: skip
+        parameters=[
+            {
+                "in": "header",
+                "name": "If-None-Match",
+                "schema": {"type": "string"},
+                "required": False,
+            }
+        ],
+        responses={
+            200: {
+                "description": "OK",
+                "headers": {"ETag": {"schema": {"type": "string"}}},
+                "content": {"application/json": {"schema": schemas.ViewSchema}},
+            },
+            304: {"description": "Not modified since that ETag"},
+            **_problems(400, 401, 403, 404, 429),
+        },
+    )
     def get(self, game_id: str) -> Response:
         token = bearer_token()
         if request.headers.get("If-None-Match") is not None:
@@ -97,9 +123,14 @@ class JoinResource(MethodView):
     @blp.doc(
         summary="Take the lowest open seat",
         requestBody=_body_doc(schemas.JoinSchema),
-        responses={201: {"description": "Joined", "content": {"application/json": {"schema": schemas.JoinedSchema}}},
-                   **_problems(400, 404, 409, 413, 422, 429)},
-    )  # fmt: skip
+        responses={
+            201: {
+                "description": "Joined",
+                "content": {"application/json": {"schema": schemas.JoinedSchema}},
+            },
+            **_problems(400, 404, 409, 413, 422, 429),
+        },
+    )
     def post(self, game_id: str) -> Response:
         joined = games.join_game(_db(), game_id, body_reader(schemas.JoinSchema))
         response = jsonify(joined)
@@ -115,12 +146,21 @@ class MovesResource(MethodView):
         requestBody=_body_doc(schemas.MoveSchema),
         parameters=[
             {"in": "header", "name": "If-Match", "schema": {"type": "string"}, "required": False},
-            {"in": "header", "name": "Idempotency-Key", "schema": {"type": "string", "maxLength": 255},
-             "required": False},
+            {
+                "in": "header",
+                "name": "Idempotency-Key",
+                "schema": {"type": "string", "maxLength": 255},
+                "required": False,
+            },
         ],
-        responses={201: {"description": "Applied", "content": {"application/json": {"schema": schemas.MoveResultSchema}}},
-                   **_problems(400, 401, 403, 404, 409, 412, 413, 422, 429)},
-    )  # fmt: skip
+        responses={
+            201: {
+                "description": "Applied",
+                "content": {"application/json": {"schema": schemas.MoveResultSchema}},
+            },
+            **_problems(400, 401, 403, 404, 409, 412, 413, 422, 429),
+        },
+    )
     def post(self, game_id: str) -> Response:
         request_ = games.MoveRequest(
             game_id=game_id,
@@ -136,9 +176,14 @@ class MovesResource(MethodView):
 
     @blp.doc(
         summary="Every move so far, in order",
-        responses={200: {"description": "OK", "content": {"application/json": {"schema": schemas.MovesSchema}}},
-                   **_problems(404, 429)},
-    )  # fmt: skip
+        responses={
+            200: {
+                "description": "OK",
+                "content": {"application/json": {"schema": schemas.MovesSchema}},
+            },
+            **_problems(404, 429),
+        },
+    )
     def get(self, game_id: str) -> Response:
         return jsonify({"moves": audit.moves(_db(), game_id)})
 
@@ -149,9 +194,14 @@ class EventsResource(MethodView):
         summary="The append-only log (redacted while the game is on)",
         security=OPTIONAL_BEARER,
         parameters=[{"in": "query", "schema": schemas.EventsQuerySchema}],
-        responses={200: {"description": "OK", "content": {"application/json": {"schema": schemas.EventsSchema}}},
-                   **_problems(401, 403, 404, 422, 429)},
-    )  # fmt: skip
+        responses={
+            200: {
+                "description": "OK",
+                "content": {"application/json": {"schema": schemas.EventsSchema}},
+            },
+            **_problems(401, 403, 404, 422, 429),
+        },
+    )
     def get(self, game_id: str) -> Response:
         token = bearer_token()
         args = query(schemas.EventsQuerySchema)
@@ -163,9 +213,14 @@ class ReplayResource(MethodView):
     @blp.doc(
         summary="The complete state after the first N moves (finished games only)",
         parameters=[{"in": "query", "schema": schemas.ReplayQuerySchema}],
-        responses={200: {"description": "OK", "content": {"application/json": {"schema": schemas.ReplaySchema}}},
-                   **_problems(404, 409, 422, 429)},
-    )  # fmt: skip
+        responses={
+            200: {
+                "description": "OK",
+                "content": {"application/json": {"schema": schemas.ReplaySchema}},
+            },
+            **_problems(404, 409, 422, 429),
+        },
+    )
     def get(self, game_id: str) -> Response:
         args = query(schemas.ReplayQuerySchema)
         return jsonify(audit.replay_step(_db(), game_id, args["step"]))
@@ -175,9 +230,14 @@ class ReplayResource(MethodView):
 class VerifyResource(MethodView):
     @blp.doc(
         summary="Check the hash chain, the replay and (once over) the shuffle",
-        responses={200: {"description": "OK", "content": {"application/json": {"schema": schemas.VerifySchema}}},
-                   **_problems(404, 429)},
-    )  # fmt: skip
+        responses={
+            200: {
+                "description": "OK",
+                "content": {"application/json": {"schema": schemas.VerifySchema}},
+            },
+            **_problems(404, 429),
+        },
+    )
     def get(self, game_id: str) -> Response:
         return jsonify(audit.verify(_db(), game_id))
 
@@ -186,8 +246,13 @@ class VerifyResource(MethodView):
 class FairnessResource(MethodView):
     @blp.doc(
         summary="The shuffle's commitment, client seed, and server seed once over",
-        responses={200: {"description": "OK", "content": {"application/json": {"schema": schemas.FairnessSchema}}},
-                   **_problems(404, 429)},
-    )  # fmt: skip
+        responses={
+            200: {
+                "description": "OK",
+                "content": {"application/json": {"schema": schemas.FairnessSchema}},
+            },
+            **_problems(404, 429),
+        },
+    )
     def get(self, game_id: str) -> Response:
         return jsonify(audit.fairness(_db(), game_id))

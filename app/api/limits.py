@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 
-from flask import Flask, request
+from flask import Flask
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 
@@ -38,7 +38,8 @@ def install_limits(app: Flask, *blueprints: object) -> Limiter | None:
     )
     token_limit = app.config["TOKEN_RATE_LIMIT"]
     for blueprint in blueprints:
-        limiter.limit(token_limit, key_func=_token_key, exempt_when=_no_token,
-                      per_method=False)(blueprint)  # fmt: skip
+        limiter.limit(token_limit, key_func=_token_key, exempt_when=_no_token, per_method=False)(
+            blueprint
+        )
     limiter.exempt(app.view_functions["meta.healthz"])
     return limiter

@@ -38,13 +38,19 @@ def body_reader(schema: type[Schema]) -> Callable[[], dict[str, Any]]:
         except (ValueError, UnicodeDecodeError) as error:
             raise ApiError("bad_request", f"the request body is not valid JSON: {error}") from error
         if not isinstance(data, dict):
-            raise ApiError("invalid_request", "the request body must be a JSON object",
-                           errors={"_schema": ["expected a JSON object"]})  # fmt: skip
+            raise ApiError(
+                "invalid_request",
+                "the request body must be a JSON object",
+                errors={"_schema": ["expected a JSON object"]},
+            )
         try:
             loaded: dict[str, Any] = schema().load(data)
         except ValidationError as error:
-            raise ApiError("invalid_request", "the request body does not match the schema",
-                           errors=error.messages) from error  # fmt: skip
+            raise ApiError(
+                "invalid_request",
+                "the request body does not match the schema",
+                errors=error.messages,
+            ) from error
         return loaded
 
     return read
@@ -56,15 +62,18 @@ def version_header(name: str) -> int | None:
         return None
     match = _VERSION.match(value)
     if match is None:
-        raise ApiError("bad_request", f"{name} must be a game version, e.g. \"12\"")
+        raise ApiError("bad_request", f'{name} must be a game version, e.g. "12"')
     return int(match.group(1))
 
 
 def idempotency_key() -> str | None:
     key = request.headers.get("Idempotency-Key")
     if key is not None and not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY:
-        raise ApiError("invalid_request", "Idempotency-Key must be 1 to 255 characters",
-                       errors={"Idempotency-Key": ["1 to 255 characters"]})  # fmt: skip
+        raise ApiError(
+            "invalid_request",
+            "Idempotency-Key must be 1 to 255 characters",
+            errors={"Idempotency-Key": ["1 to 255 characters"]},
+        )
     return key
 
 
@@ -72,6 +81,7 @@ def query(schema: type[Schema]) -> dict[str, Any]:
     try:
         loaded: dict[str, Any] = schema().load(request.args.to_dict())
     except ValidationError as error:
-        raise ApiError("invalid_request", "the query does not match the schema",
-                       errors=error.messages) from error  # fmt: skip
+        raise ApiError(
+            "invalid_request", "the query does not match the schema", errors=error.messages
+        ) from error
     return loaded

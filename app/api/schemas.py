@@ -61,9 +61,10 @@ class CreateGameSchema(StrictSchema):
     )
     rules = fields.Nested(RulesSchema)
     deck = fields.List(
-        fields.String(metadata=CARD_EXAMPLE), validate=validate.Length(equal=52),
+        fields.String(metadata=CARD_EXAMPLE),
+        validate=validate.Length(equal=52),
         metadata={"description": "The 52 distinct card codes, top first: round 1 deals it"},
-    )  # fmt: skip
+    )
 
     @validates_schema
     def check_players(self, data: dict[str, Any], **_kwargs: Any) -> None:
@@ -106,7 +107,9 @@ class MoveOutSchema(Schema):
     seat = fields.Integer(required=True)
     card = fields.String(required=True, metadata=CARD_EXAMPLE)
     captured = fields.List(fields.String(), required=True)
-    basra = fields.String(allow_none=True, required=True, metadata={"enum": ["basra", "jack_basra", None]})
+    basra = fields.String(
+        allow_none=True, required=True, metadata={"enum": ["basra", "jack_basra", None]}
+    )
 
 
 class LegalMoveSchema(Schema):
@@ -127,7 +130,9 @@ class SeatViewSchema(Schema):
 class SideSchema(Schema):
     side = fields.Integer(required=True)
     seats = fields.List(fields.Integer(), required=True)
-    captured = fields.Integer(required=True, metadata={"description": "cards in the pile this round"})
+    captured = fields.Integer(
+        required=True, metadata={"description": "cards in the pile this round"}
+    )
     basras = fields.Integer(required=True)
     jack_basras = fields.Integer(required=True)
     score = fields.Integer(required=True, metadata={"description": "match total"})
@@ -142,7 +147,9 @@ class RoundSchema(Schema):
 
 class ViewSchema(Schema):
     id = fields.String(required=True)
-    status = fields.String(required=True, validate=validate.OneOf(["waiting", "active", "finished"]))
+    status = fields.String(
+        required=True, validate=validate.OneOf(["waiting", "active", "finished"])
+    )
     version = fields.Integer(required=True)
     round = fields.Integer(required=True)
     dealer = fields.Integer(required=True)
@@ -158,8 +165,10 @@ class ViewSchema(Schema):
     winner = fields.Integer(allow_none=True, required=True)
     you = fields.Integer(metadata={"description": "your seat (a seat's own view only)"})
     hand = fields.List(fields.String(), metadata={"description": "your hand (own view only)"})
-    legal_moves = fields.List(fields.Nested(LegalMoveSchema),
-                              metadata={"description": "on your turn: what each card would do"})  # fmt: skip
+    legal_moves = fields.List(
+        fields.Nested(LegalMoveSchema),
+        metadata={"description": "on your turn: what each card would do"},
+    )
 
 
 class CreatedSeatSchema(Schema):
@@ -183,8 +192,11 @@ class CreatedGameSchema(Schema):
     seats = fields.List(fields.Nested(CreatedSeatSchema), required=True)
     rules = fields.Dict(required=True)
     fairness = fields.Nested(FairnessSchema, required=True)
-    moves = fields.List(fields.Nested(MoveOutSchema), required=True,
-                        metadata={"description": "moves bots made inside this request"})  # fmt: skip
+    moves = fields.List(
+        fields.Nested(MoveOutSchema),
+        required=True,
+        metadata={"description": "moves bots made inside this request"},
+    )
     state = fields.Nested(ViewSchema, required=True)
 
 

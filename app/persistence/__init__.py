@@ -5,6 +5,12 @@ from app.persistence.models import Base, EventRow, GameRow, IdempotentResponseRo
 from app.persistence.repository import ConcurrentUpdate, GameRepository
 
 __all__ = [
-    "Base", "ConcurrentUpdate", "Database", "EventRow", "GameRepository", "GameRow",
-    "IdempotentResponseRow", "SeatRow",
-]  # fmt: skip
+    "Base",
+    "ConcurrentUpdate",
+    "Database",
+    "EventRow",
+    "GameRepository",
+    "GameRow",
+    "IdempotentResponseRow",
+    "SeatRow",
+]

@@ -54,11 +54,13 @@ class GameRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
-    __table_args__ = (Index("ix_games_status_created", "status", "created_at"),
-                      Index("ix_games_created", "created_at"))  # fmt: skip
+    __table_args__ = (
+        Index("ix_games_status_created", "status", "created_at"),
+        Index("ix_games_created", "created_at"),
+    )
     # Optimistic concurrency: every UPDATE says WHERE version = <the version loaded>, so
     # of two requests that raced from the same version only the first one writes.
-    __mapper_args__ = {"version_id_col": version, "version_id_generator": False}
+    __mapper_args__ = {"version_id_col": version, "version_id_generator": False}  # noqa: RUF012
 
 
 class SeatRow(Base):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError, OperationalError
@@ -28,8 +27,11 @@ class GameRepository:
             query = query.with_for_update()
         return self.session.scalars(query).one_or_none()
 
-    def get_with_seats(self, game_id: str, for_update: bool = False,
-                       ) -> tuple[GameRow, list[SeatRow]] | None:  # fmt: skip
+    def get_with_seats(
+        self,
+        game_id: str,
+        for_update: bool = False,
+    ) -> tuple[GameRow, list[SeatRow]] | None:
         """The game and its seats in one round trip (the hot path of every move)."""
         query = (
             select(GameRow, SeatRow)
@@ -80,11 +82,16 @@ class GameRepository:
 
     def last_event(self, game_id: str) -> EventRow | None:
         query = (
-            select(EventRow).where(EventRow.game_id == game_id).order_by(EventRow.seq.desc()).limit(1)
+            select(EventRow)
+            .where(EventRow.game_id == game_id)
+            .order_by(EventRow.seq.desc())
+            .limit(1)
         )
         return self.session.scalars(query).first()
 
-    def idempotent_response(self, game_id: str, seat: int, key: str) -> IdempotentResponseRow | None:
+    def idempotent_response(
+        self, game_id: str, seat: int, key: str
+    ) -> IdempotentResponseRow | None:
         return self.session.get(IdempotentResponseRow, (game_id, seat, key))
 
     def add_idempotent_response(self, row: IdempotentResponseRow) -> None:

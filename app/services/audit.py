@@ -125,10 +125,18 @@ def _check_chain(game: LoadedGame, rows: list[EventRow]) -> dict[str, Any]:
     previous = GENESIS_HASH
     for expected_seq, row in enumerate(rows, start=1):
         if row.seq != expected_seq:
-            return {"ok": False, "broken_seq": expected_seq, "detail": f"event {expected_seq} is missing"}
+            return {
+                "ok": False,
+                "broken_seq": expected_seq,
+                "detail": f"event {expected_seq} is missing",
+            }
         digest = event_hash(game.row.id, row.seq, row.type, row.data, row.at, previous)
         if digest != row.hash:
-            return {"ok": False, "broken_seq": row.seq, "detail": f"event {row.seq} does not match its hash"}
+            return {
+                "ok": False,
+                "broken_seq": row.seq,
+                "detail": f"event {row.seq} does not match its hash",
+            }
         previous = row.hash
     if len(rows) != game.row.version or previous != game.row.last_hash:
         broken = min(len(rows), game.row.version) + 1
@@ -145,8 +153,11 @@ def _check_replay(game: LoadedGame, rows: list[EventRow]) -> dict[str, Any]:
     except Exception as error:  # a tampered log may not even replay
         return {"ok": False, "detail": f"the log does not replay: {error}"}
     same = state.to_dict() == game.state.to_dict()
-    return {"ok": same, "moves": state.moves,
-            "detail": None if same else "replaying the log does not give the stored state"}  # fmt: skip
+    return {
+        "ok": same,
+        "moves": state.moves,
+        "detail": None if same else "replaying the log does not give the stored state",
+    }
 
 
 def _check_decks(game: LoadedGame, rows: list[EventRow]) -> dict[str, Any]:
@@ -184,7 +195,10 @@ def list_games(db: Database, status: str | None, limit: int, cursor: str | None)
         for row in page
     ]
     more = len(rows) > limit
-    return {"games": games, "next_cursor": _encode_cursor(page[-1].created_at, page[-1].id) if more else None}
+    return {
+        "games": games,
+        "next_cursor": _encode_cursor(page[-1].created_at, page[-1].id) if more else None,
+    }
 
 
 def _encode_cursor(created: datetime, game_id: str) -> str:
@@ -198,4 +212,6 @@ def _decode_cursor(cursor: str) -> tuple[datetime, str]:
         created, game_id = json.loads(raw)
         return datetime.fromisoformat(created), str(game_id)
     except (ValueError, TypeError) as error:
-        raise InvalidRequest("cursor is not one this server gave", errors={"cursor": "invalid"}) from error
+        raise InvalidRequest(
+            "cursor is not one this server gave", errors={"cursor": "invalid"}
+        ) from error

@@ -46,7 +46,7 @@ from app.services.loading import (
     is_open,
     load,
 )
-from app.services.log import GAME_CREATED, GENESIS_HASH, SEAT_JOINED, SEED_REVEALED, LogWriter
+from app.services.log import GAME_CREATED, GENESIS_HASH, SEAT_JOINED, SEED_REVEALED
 from app.services.tokens import hash_token, new_token
 
 BOT_NAMES = {"random": "Random bot", "greedy": "Greedy bot", "expert": "Expert bot"}
@@ -85,19 +85,32 @@ def create_game(db: Database, spec: dict[str, Any]) -> Created:
         seats.append(seat)
     state = GameState.new(rules, len(players))
     row = GameRow(
-        id=game_id, status=WAITING, version=0, players=len(players), rules=rules.to_dict(),
-        snapshot={}, server_seed=seed.hex(), commitment=commitment(seed), client_seed=None,
-        custom_deck=[str(c) for c in deck] if deck else None, winner=None,
-        last_hash=GENESIS_HASH, created_at=now, updated_at=now,
-    )  # fmt: skip
+        id=game_id,
+        status=WAITING,
+        version=0,
+        players=len(players),
+        rules=rules.to_dict(),
+        snapshot={},
+        server_seed=seed.hex(),
+        commitment=commitment(seed),
+        client_seed=None,
+        custom_deck=[str(c) for c in deck] if deck else None,
+        winner=None,
+        last_hash=GENESIS_HASH,
+        created_at=now,
+        updated_at=now,
+    )
     game = LoadedGame(row, seats, state)
-    game.writer.append(GAME_CREATED, {
-        "players": [_seat_public(s) for s in seats],
-        "rules": rules.to_dict(),
-        "algorithm": ALGORITHM,
-        "commitment": row.commitment,
-        "custom_deck": deck is not None,
-    })  # fmt: skip
+    game.writer.append(
+        GAME_CREATED,
+        {
+            "players": [_seat_public(s) for s in seats],
+            "rules": rules.to_dict(),
+            "algorithm": ALGORITHM,
+            "commitment": row.commitment,
+            "custom_deck": deck is not None,
+        },
+    )
     moves: list[dict[str, Any]] = []
     if not any(is_open(s) for s in seats):
         _start(game, moves)
@@ -114,10 +127,15 @@ def create_game(db: Database, spec: dict[str, Any]) -> Created:
         "id": game_id,
         "status": row.status,
         "seats": [
-            {"seat": s.seat, "name": s.name, "bot": s.bot, "open": is_open(s),
-             **({"token": tokens[s.seat]} if s.seat in tokens else {})}
+            {
+                "seat": s.seat,
+                "name": s.name,
+                "bot": s.bot,
+                "open": is_open(s),
+                **({"token": tokens[s.seat]} if s.seat in tokens else {}),
+            }
             for s in seats
-        ],  # fmt: skip
+        ],
         "rules": rules.to_dict(),
         "fairness": {"algorithm": ALGORITHM, "commitment": row.commitment},
         "moves": moves,
@@ -126,7 +144,9 @@ def create_game(db: Database, spec: dict[str, Any]) -> Created:
     return Created(game_id, body)
 
 
-def join_game(db: Database, game_id: str, read_body: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+def join_game(
+    db: Database, game_id: str, read_body: Callable[[], dict[str, Any]]
+) -> dict[str, Any]:
     def use_case(repo: GameRepository) -> dict[str, Any]:
         game = load(repo, game_id, for_update=True)
         body = read_body()
@@ -141,7 +161,12 @@ def join_game(db: Database, game_id: str, read_body: Callable[[], dict[str, Any]
         if len(open_seats) == 1:
             _start(game, moves)
         _save(repo, game)
-        return {"seat": seat.seat, "token": token, "moves": moves, "state": game_view(game, seat.seat)}
+        return {
+            "seat": seat.seat,
+            "token": token,
+            "moves": moves,
+            "state": game_view(game, seat.seat),
+        }
 
     return transactions.run(db, use_case)
 
@@ -172,17 +197,25 @@ def play_move(db: Database, request: MoveRequest) -> tuple[int, dict[str, Any]]:
                     raise IdempotencyConflict("this Idempotency-Key was used with another body")
                 return stored.status, stored.body
         if request.if_match is not None and request.if_match != game.row.version:
-            raise VersionMismatch(f"the game is at version {game.row.version}",
-                                  version=game.row.version)  # fmt: skip
+            raise VersionMismatch(
+                f"the game is at version {game.row.version}", version=game.row.version
+            )
         moves: list[dict[str, Any]] = []
         _execute(game, Play(seat, card), moves)
         _advance(game, moves)
         result = {"moves": moves, "state": game_view(game, seat)}
         if request.idempotency_key is not None:
-            repo.add_idempotent_response(IdempotentResponseRow(
-                game_id=game.row.id, seat=seat, key=request.idempotency_key,
-                request_hash=fingerprint, status=201, body=result, created_at=datetime.now(UTC),
-            ))  # fmt: skip
+            repo.add_idempotent_response(
+                IdempotentResponseRow(
+                    game_id=game.row.id,
+                    seat=seat,
+                    key=request.idempotency_key,
+                    request_hash=fingerprint,
+                    status=201,
+                    body=result,
+                    created_at=datetime.now(UTC),
+                )
+            )
         _save(repo, game)
         return 201, result
 
@@ -206,8 +239,13 @@ def _custom_deck(codes: list[str] | None) -> tuple[Card, ...] | None:
 
 
 def _seat_public(seat: SeatRow) -> dict[str, Any]:
-    return {"seat": seat.seat, "name": seat.name, "bot": seat.bot, "open": is_open(seat),
-            "seed": seat.seed}  # fmt: skip
+    return {
+        "seat": seat.seat,
+        "name": seat.name,
+        "bot": seat.bot,
+        "open": is_open(seat),
+        "seed": seat.seed,
+    }
 
 
 def _start(game: LoadedGame, moves: list[dict[str, Any]]) -> None:
@@ -240,10 +278,14 @@ def _execute(game: LoadedGame, command: Deal | Play, moves: list[dict[str, Any]]
         elif isinstance(event, MatchEnded):
             game.row.status = FINISHED
             game.row.winner = event.winner
-            game.writer.append(SEED_REVEALED, {
-                "algorithm": ALGORITHM, "server_seed": game.row.server_seed,
-                "client_seed": game.row.client_seed,
-            })  # fmt: skip
+            game.writer.append(
+                SEED_REVEALED,
+                {
+                    "algorithm": ALGORITHM,
+                    "server_seed": game.row.server_seed,
+                    "client_seed": game.row.client_seed,
+                },
+            )
     assert game.state.phase != OVER or game.row.status == FINISHED
 
 

@@ -46,8 +46,9 @@ def load(repo: GameRepository, game_id: str, for_update: bool = False) -> Loaded
     return LoadedGame(row, seats, GameState.from_dict(row.snapshot))
 
 
-def find_seat(repo: GameRepository, game_id: str, seats: list[SeatRow], token: str | None,
-              required: bool) -> int | None:  # fmt: skip
+def find_seat(
+    repo: GameRepository, game_id: str, seats: list[SeatRow], token: str | None, required: bool
+) -> int | None:
     """The seat a bearer token acts as; None for a spectator (no token, not required)."""
     if token is None:
         if required:

@@ -53,8 +53,9 @@ def upgrade() -> None:
         sa.Column("data", json_data(), nullable=False),
         sa.Column("at", sa.String(length=32), nullable=False),
         sa.Column("hash", sa.String(length=64), nullable=False),
-        sa.ForeignKeyConstraint(["game_id"], ["games.id"], name=op.f("fk_events_game_id_games"),
-                                ondelete="CASCADE"),  # fmt: skip
+        sa.ForeignKeyConstraint(
+            ["game_id"], ["games.id"], name=op.f("fk_events_game_id_games"), ondelete="CASCADE"
+        ),
         sa.PrimaryKeyConstraint("game_id", "seq", name=op.f("pk_events")),
     )
     op.create_table(
@@ -66,9 +67,12 @@ def upgrade() -> None:
         sa.Column("status", sa.Integer(), nullable=False),
         sa.Column("body", json_data(), nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(["game_id"], ["games.id"],
-                                name=op.f("fk_idempotent_responses_game_id_games"),
-                                ondelete="CASCADE"),  # fmt: skip
+        sa.ForeignKeyConstraint(
+            ["game_id"],
+            ["games.id"],
+            name=op.f("fk_idempotent_responses_game_id_games"),
+            ondelete="CASCADE",
+        ),
         sa.PrimaryKeyConstraint("game_id", "seat", "key", name=op.f("pk_idempotent_responses")),
     )
     op.create_table(
@@ -79,8 +83,9 @@ def upgrade() -> None:
         sa.Column("bot", sa.String(length=16), nullable=True),
         sa.Column("seed", sa.String(length=64), nullable=True),
         sa.Column("token_hash", sa.String(length=64), nullable=True),
-        sa.ForeignKeyConstraint(["game_id"], ["games.id"], name=op.f("fk_seats_game_id_games"),
-                                ondelete="CASCADE"),  # fmt: skip
+        sa.ForeignKeyConstraint(
+            ["game_id"], ["games.id"], name=op.f("fk_seats_game_id_games"), ondelete="CASCADE"
+        ),
         sa.PrimaryKeyConstraint("game_id", "seat", name=op.f("pk_seats")),
     )
     with op.batch_alter_table("seats", schema=None) as batch_op:
