@@ -26,8 +26,13 @@ def version(page: Any) -> str:
 
 
 def wait_for_new_version(page: Any, old: str) -> None:
+    """The page took in the move: a new version, or the end of the game (polling stops there)."""
     page.wait_for_function(
-        "old => document.querySelector('#game').dataset.version !== old", arg=old
+        """old => {
+          const game = document.querySelector('#game');
+          return game.dataset.version !== old || game.dataset.status === 'finished';
+        }""",
+        arg=old,
     )
 
 
