@@ -107,11 +107,16 @@ def _scored(state: GameState, capture: Capture, final: bool) -> Capture:
     return capture
 
 
-def _play(state: GameState, seat: int, card: Card) -> list[Event]:
+def check_turn(state: GameState, seat: int) -> None:
+    """Refuse a move by ``seat`` now, whatever the card: the match is off or not its turn."""
     if state.phase != PLAYING:
         raise GameNotActive("the match is not being played")
     if seat != state.turn:
         raise NotYourTurn(f"it is seat {state.turn}'s turn")
+
+
+def _play(state: GameState, seat: int, card: Card) -> list[Event]:
+    check_turn(state, seat)
     if card not in state.hands[seat]:
         raise CardNotInHand(f"{card} is not in seat {seat}'s hand")
     final = _is_final_play(state)

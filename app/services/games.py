@@ -32,7 +32,7 @@ from app.engine import (
 )
 from app.engine.bots import choose_card
 from app.engine.fairness import ALGORITHM, client_seed, commitment, new_server_seed, shuffled_deck
-from app.engine.game import check_deck
+from app.engine.game import check_deck, check_turn
 from app.persistence import Database, GameRepository, GameRow, IdempotentResponseRow, SeatRow
 from app.services import transactions
 from app.services.errors import GameFull, IdempotencyConflict, InvalidRequest, VersionMismatch
@@ -196,6 +196,7 @@ def play_move(db: Database, request: MoveRequest) -> tuple[int, dict[str, Any]]:
                 if stored.request_hash != fingerprint:
                     raise IdempotencyConflict("this Idempotency-Key was used with another body")
                 return stored.status, stored.body
+        check_turn(game.state, seat)  # API.md's order: 409, then 412, then card_not_in_hand
         if request.if_match is not None and request.if_match != game.row.version:
             raise VersionMismatch(
                 f"the game is at version {game.row.version}", version=game.row.version
@@ -203,6 +204,7 @@ def play_move(db: Database, request: MoveRequest) -> tuple[int, dict[str, Any]]:
         moves: list[dict[str, Any]] = []
         _execute(game, Play(seat, card), moves)
         _advance(game, moves)
+        _stamp(game)  # the view answers the version this move makes, not the one loaded
         result = {"moves": moves, "state": game_view(game, seat)}
         if request.idempotency_key is not None:
             repo.add_idempotent_response(

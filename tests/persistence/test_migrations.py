@@ -1,0 +1,64 @@
+"""The Alembic migrations build exactly the schema of the models, and run both ways."""
+
+from __future__ import annotations
+
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import create_engine, inspect
+
+from app import create_app
+from app.cli import alembic_config, migrate_database
+from app.persistence.models import Base
+
+TABLES = {"games", "seats", "events", "idempotent_responses"}
+
+
+def schema_differences(url: str) -> list[object]:
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            context = MigrationContext.configure(
+                connection, opts={"compare_type": True, "compare_server_default": True}
+            )
+            return list(compare_metadata(context, Base.metadata))
+    finally:
+        engine.dispose()
+
+
+def tables(url: str) -> set[str]:
+    engine = create_engine(url)
+    try:
+        return set(inspect(engine).get_table_names())
+    finally:
+        engine.dispose()
+
+
+def test_the_migrations_build_exactly_the_schema_of_the_models(database_url):
+    assert schema_differences(database_url) == []
+
+
+def test_the_migrations_have_a_single_head():
+    script = ScriptDirectory.from_config(alembic_config("sqlite://"))
+    assert len(script.get_heads()) == 1
+
+
+def test_downgrading_to_base_and_upgrading_to_head_again_works_on_a_fresh_database(
+    fresh_database_url,
+):
+    migrate_database(fresh_database_url)
+    assert tables(fresh_database_url) >= TABLES
+    command.downgrade(alembic_config(fresh_database_url), "base")
+    assert not TABLES & tables(fresh_database_url)
+    command.upgrade(alembic_config(fresh_database_url), "head")
+    assert schema_differences(fresh_database_url) == []
+    app = create_app({"DATABASE_URL": fresh_database_url, "RATE_LIMIT": "off"})
+    try:
+        response = app.test_client().post(
+            "/games", json={"players": [{"bot": "random"}, {"bot": "greedy"}]}
+        )
+        assert response.status_code == 201
+        assert response.get_json()["status"] == "finished"
+    finally:
+        app.extensions["basra_db"].dispose()
