@@ -1,33 +1,36 @@
-"""The Basra game server. ``create_app`` builds it; nothing is built at import time."""
+"""The Basra game server. ``create_app`` builds it; nothing is built at import time.
+
+Flask is imported inside ``create_app`` so that ``import app.engine`` (the pure library)
+does not pull in the web framework.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from flask import Flask
-
-from app.config import MAX_BODY_BYTES, load_settings
+if TYPE_CHECKING:
+    from flask import Flask
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    from flask import Flask
+
     from app.api import register_api
+    from app.config import MAX_BODY_BYTES, load_settings
     from app.persistence import Database
 
     app = Flask(__name__)
     app.config.update(load_settings(config))
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
     app.json.sort_keys = False  # type: ignore[attr-defined]
-    database = Database(app.config["DATABASE_URL"])
-    app.extensions["basra_db"] = database
+    app.extensions["basra_db"] = Database(app.config["DATABASE_URL"])
     register_api(app)
     _register_web(app)
     return app
 
 
 def _register_web(app: Flask) -> None:
-    try:
-        from app.web import bp
-    except ImportError:  # the web client is optional for the API
-        return
+    from app.web import bp
+
     app.register_blueprint(bp)

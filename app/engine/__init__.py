@@ -24,14 +24,16 @@ from app.engine.events import (
     event_from_dict,
     event_to_dict,
 )
-EVENT_TYPES_BY_NAME = EVENT_TYPES
 from app.engine.game import Deal, Game, Play, apply, decide, evolve, legal_captures, replay
 from app.engine.rules import Rules
 from app.engine.state import DEALING, OVER, PLAYING, GameState, side_of
 from app.engine.views import SeatView, observe
 
+EVENT_TYPES_BY_NAME = EVENT_TYPES
+
 __all__ = [
-    "BASRA", "DEALING", "EVENT_TYPES", "EVENT_TYPES_BY_NAME", "FULL_DECK", "JACK_BASRA", "OVER", "PLAYING", "Capture", "Card",
+    "BASRA", "DEALING", "EVENT_TYPES", "EVENT_TYPES_BY_NAME", "FULL_DECK", "JACK_BASRA", "OVER",
+    "PLAYING", "Capture", "Card",
     "CardNotInHand", "CardPlayed", "Deal", "EngineError", "Event", "Game", "GameNotActive",
     "GameState", "HandsDealt", "InvalidCard", "InvalidDeck", "InvalidRules", "MatchEnded",
     "NotDealing", "NotYourTurn", "Play", "RoundDealt", "RoundScored", "Rules", "SeatView",

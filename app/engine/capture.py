@@ -113,11 +113,17 @@ def _number_capture(floor: Sequence[Card], value: int, wild: bool) -> tuple[Card
     """Floor cards a number card of ``value`` takes, in floor order."""
     counts = [0] * value  # counts[w - 1] for each other value w < value
     joker = False
+    smaller = 0  # the total of the cards worth less than ``value``
     for c in floor:
         if wild and c is SEVEN_OF_DIAMONDS:
             joker = True
         elif 0 < c.value < value:
             counts[c.value - 1] += 1
+            smaller += c.value
+    if not joker and smaller < value:
+        # No group can reach ``value``: only the rank is taken. This is most plays in
+        # a real round, so it skips the search (speed only; the answer is the same).
+        return tuple(c for c in floor if c.value == value)
     wanted = list(best_value_counts(value, tuple(counts[:-1]), joker))
     wanted.append(len(floor))  # every card of the played value itself
     taken: set[Card] = set()

@@ -62,9 +62,7 @@ def number_capture(floor: Sequence[Card], v: int, wild: bool) -> list[Card]:
     best_key: tuple[int, int, list[int]] | None = None
     for size in range(len(usable) + 1):
         for chosen in combinations(usable, size):
-            groups = (
-                most_groups_with_joker(chosen, v) if joker else most_groups(chosen, v)
-            )
+            groups = most_groups_with_joker(chosen, v) if joker else most_groups(chosen, v)
             if groups is None:
                 continue
             key = (size, groups, sorted((value(c) for c in chosen), reverse=True))
@@ -116,10 +114,9 @@ def reference_capture(
             return everything, "jack_basra"
         return everything, "basra" if clears_with_one_rank(floor) else None
     if card.rank == "J":
-        jack_basra = rules.jack_basra == "lone_jack" and lone is not None
-        jack_basra = jack_basra and (
-            lone.rank == "J" or (wild_floor and is_seven_of_diamonds(lone))
-        )
+        lone_jack = lone is not None and lone.rank == "J"
+        lone_wild_seven = lone is not None and wild_floor and is_seven_of_diamonds(lone)
+        jack_basra = rules.jack_basra == "lone_jack" and (lone_jack or lone_wild_seven)
         return list(floor), "jack_basra" if jack_basra else None
     if card.rank in ("Q", "K"):
         taken = face_capture(floor, card.rank, wild_floor)

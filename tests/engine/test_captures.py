@@ -33,7 +33,7 @@ def check(row: Row, **options: Any) -> None:
     assert capture.is_trail is (expected == "-")
 
 
-def rows(table: dict[str, Row]) -> Any:
+def rows(table: dict[str, Row]) -> pytest.MarkDecorator:
     return pytest.mark.parametrize("row", list(table.values()), ids=list(table))
 
 
