@@ -1,0 +1,67 @@
+"""Requests that race for the same game never both apply, on SQLite as on PostgreSQL.
+
+SQLite ignores SELECT ... FOR UPDATE, so there the guard is the version check in the
+UPDATE and the (game_id, seq) primary key; each loser is answered with a clear refusal.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from .helpers import bearer
+from .support import humans, moves, view
+
+RACERS = 8
+
+
+def race(app: Any, requests: list[tuple[str, dict[str, Any], dict[str, str]]]) -> list[Any]:
+    """Send every request at once, each from its own thread and test client."""
+    barrier = threading.Barrier(len(requests))
+    answers: list[Any] = [None] * len(requests)
+
+    def send(index: int, path: str, body: dict[str, Any], headers: dict[str, str]) -> None:
+        client = app.test_client()
+        barrier.wait()
+        answers[index] = client.post(path, json=body, headers=headers)
+
+    threads = [
+        threading.Thread(target=send, args=(i, *request)) for i, request in enumerate(requests)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    return answers
+
+
+def test_the_same_move_sent_many_times_at_once_applies_once(app, client):
+    body, tokens = humans(client)
+    game_id = body["id"]
+    card = view(client, game_id, tokens[0])["hand"][0]
+    path = f"/games/{game_id}/moves"
+    answers = race(app, [(path, {"card": card}, bearer(tokens[0]))] * RACERS)
+
+    statuses = sorted(answer.status_code for answer in answers)
+    assert statuses.count(201) == 1, statuses
+    losers = [a.get_json()["code"] for a in answers if a.status_code != 201]
+    assert set(losers) <= {"not_your_turn", "conflict"}, losers
+    assert [m["card"] for m in moves(client, game_id)] == [card]
+    assert client.get(f"/games/{game_id}/verify").get_json()["ok"]
+
+
+def test_both_seats_racing_leaves_a_contiguous_log(app, client):
+    body, tokens = humans(client)
+    game_id = body["id"]
+    hands = [view(client, game_id, token)["hand"] for token in tokens]
+    path = f"/games/{game_id}/moves"
+    requests = [(path, {"card": hands[seat][i % 4]}, bearer(tokens[seat]))
+                for i in range(RACERS) for seat in (0, 1)]  # fmt: skip
+    answers = race(app, requests)
+
+    applied = sum(1 for answer in answers if answer.status_code == 201)
+    played = moves(client, game_id)
+    assert len(played) == applied >= 1
+    assert [m["n"] for m in played] == list(range(1, applied + 1))
+    assert [m["seat"] for m in played] == [n % 2 for n in range(applied)]
+    assert client.get(f"/games/{game_id}/verify").get_json()["ok"]
