@@ -11,6 +11,8 @@ from app.config import sqlite_path
 
 
 def make_engine(database_url: str, **options: Any) -> Engine:
+    # A failed statement's parameters (snapshots hold every hand) stay out of errors and logs.
+    options.setdefault("hide_parameters", True)
     if database_url.startswith("sqlite"):
         path = sqlite_path(database_url)
         if path is not None:

@@ -58,9 +58,6 @@ class GameRow(Base):
         Index("ix_games_status_created", "status", "created_at"),
         Index("ix_games_created", "created_at"),
     )
-    # Optimistic concurrency: every UPDATE says WHERE version = <the version loaded>, so
-    # of two requests that raced from the same version only the first one writes.
-    __mapper_args__ = {"version_id_col": version, "version_id_generator": False}  # noqa: RUF012
 
 
 class SeatRow(Base):

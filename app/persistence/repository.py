@@ -5,12 +5,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import Table, func, insert, select, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
-from sqlalchemy.orm.exc import StaleDataError
 
 from app.persistence.models import EventRow, GameRow, IdempotentResponseRow, SeatRow
+
+GAMES: Table = GameRow.__table__  # type: ignore[assignment]
+SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
+EVENTS: Table = EventRow.__table__  # type: ignore[assignment]
+IDEMPOTENT: Table = IdempotentResponseRow.__table__  # type: ignore[assignment]
+# What a move, a join or a deal can change in a game's row.
+_CHANGING_GAME_COLUMNS = (
+    "status",
+    "version",
+    "snapshot",
+    "client_seed",
+    "winner",
+    "last_hash",
+    "updated_at",
+)
 
 
 class ConcurrentUpdate(Exception):
@@ -22,6 +36,8 @@ class GameRepository:
         self.session = session
 
     def get(self, game_id: str, for_update: bool = False) -> GameRow | None:
+        if not _storable(game_id):
+            return None
         query = select(GameRow).where(GameRow.id == game_id)
         if for_update:  # PostgreSQL serialises writers here; SQLite ignores it
             query = query.with_for_update()
@@ -32,19 +48,48 @@ class GameRepository:
         game_id: str,
         for_update: bool = False,
     ) -> tuple[GameRow, list[SeatRow]] | None:
-        """The game and its seats in one round trip (the hot path of every move)."""
+        """The game and its seats in one round trip: the hot path of every move.
+
+        Read with Core and handed back as detached rows: the ORM's identity map and unit of
+        work cost more than the rest of a move, and ``save_game`` writes what changed.
+        """
+        if not _storable(game_id):
+            return None
         query = (
-            select(GameRow, SeatRow)
-            .join(SeatRow, SeatRow.game_id == GameRow.id)
-            .where(GameRow.id == game_id)
-            .order_by(SeatRow.seat)
+            select(GAMES, SEATS)
+            .join(SEATS, SEATS.c.game_id == GAMES.c.id)
+            .where(GAMES.c.id == game_id)
+            .order_by(SEATS.c.seat)
         )
         if for_update:  # PostgreSQL serialises writers here; SQLite ignores it
-            query = query.with_for_update(of=GameRow)
-        rows = self.session.execute(query).all()
+            query = query.with_for_update(of=GAMES)
+        rows = self.session.execute(query).mappings().all()
         if not rows:
             return None
-        return rows[0][0], [seat for _, seat in rows]
+        game = GameRow(**{column.name: rows[0][column] for column in GAMES.c})
+        seats = [SeatRow(**{column.name: row[column] for column in SEATS.c}) for row in rows]
+        return game, seats
+
+    def save_game(self, game: GameRow, expected_version: int) -> None:
+        """Write a loaded game back, only if nobody moved it on since it was loaded.
+
+        The version check in the UPDATE is the guard that holds on every database
+        (SQLite ignores FOR UPDATE); a lost race shows as no row updated.
+        """
+        result = self.session.execute(
+            update(GAMES)
+            .where(GAMES.c.id == game.id, GAMES.c.version == expected_version)
+            .values({name: getattr(game, name) for name in _CHANGING_GAME_COLUMNS})
+        )
+        if result.rowcount != 1:  # type: ignore[attr-defined]
+            raise ConcurrentUpdate(game.id)
+
+    def save_seat(self, seat: SeatRow) -> None:
+        self.session.execute(
+            update(SEATS)
+            .where(SEATS.c.game_id == seat.game_id, SEATS.c.seat == seat.seat)
+            .values(name=seat.name, seed=seat.seed, token_hash=seat.token_hash)
+        )
 
     def seats(self, game_id: str) -> list[SeatRow]:
         query = select(SeatRow).where(SeatRow.game_id == game_id).order_by(SeatRow.seat)
@@ -60,7 +105,9 @@ class GameRepository:
         self.session.add_all(seats)
 
     def append_events(self, rows: Sequence[EventRow]) -> None:
-        self.session.add_all(rows)
+        """Insert new events; a (game_id, seq) taken already is a lost race (IntegrityError)."""
+        if rows:
+            self.session.execute(insert(EVENTS), [_values(row, EVENTS) for row in rows])
 
     def events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[EventRow]:
         query = (
@@ -95,7 +142,7 @@ class GameRepository:
         return self.session.get(IdempotentResponseRow, (game_id, seat, key))
 
     def add_idempotent_response(self, row: IdempotentResponseRow) -> None:
-        self.session.add(row)
+        self.session.execute(insert(IDEMPOTENT), [_values(row, IDEMPOTENT)])
 
     def page(
         self, status: str | None, limit: int, before: tuple[datetime, str] | None
@@ -116,18 +163,24 @@ class GameRepository:
         return int(self.session.scalar(select(func.count()).select_from(GameRow)) or 0)
 
     def commit(self) -> None:
-        """Commit, turning a lost race (stale version, duplicate key, SQLite busy) into
+        """Commit, turning a lost race (duplicate key, SQLite busy) into
         ConcurrentUpdate; the transaction is rolled back whole."""
         try:
             self.session.commit()
-        except StaleDataError as error:
-            self.session.rollback()
-            raise ConcurrentUpdate(str(error)) from error
         except (IntegrityError, OperationalError) as error:
             self.session.rollback()
             if isinstance(error, OperationalError) and not _is_lock_error(error):
                 raise
             raise ConcurrentUpdate(str(error.orig)) from error
+
+
+def _values(row: object, table: Table) -> dict[str, object]:
+    return {column.name: getattr(row, column.name) for column in table.c}
+
+
+def _storable(text: str) -> bool:
+    """No stored id holds NUL, and PostgreSQL refuses to even compare a text that does."""
+    return "\x00" not in text
 
 
 def _is_lock_error(error: OperationalError) -> bool:

@@ -156,6 +156,7 @@ def join_game(
         seat = open_seats[0]
         token = new_token()
         seat.name, seat.seed, seat.token_hash = body["name"], body.get("seed"), hash_token(token)
+        repo.save_seat(seat)
         game.writer.append(SEAT_JOINED, {"seat": seat.seat, "name": seat.name, "seed": seat.seed})
         moves: list[dict[str, Any]] = []
         if len(open_seats) == 1:
@@ -313,6 +314,7 @@ def _stamp(game: LoadedGame) -> None:
 
 
 def _save(repo: GameRepository, game: LoadedGame) -> None:
-    _stamp(game)  # the UPDATE checks the version loaded (see GameRow.__mapper_args__)
+    _stamp(game)
+    repo.save_game(game.row, game.loaded_version)
     repo.append_events(game.new_events)
     repo.commit()

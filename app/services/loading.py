@@ -24,6 +24,7 @@ class LoadedGame:
     writer: LogWriter = field(init=False)
 
     def __post_init__(self) -> None:
+        self.loaded_version = self.row.version
         self.writer = LogWriter(self.row.id, self.row.version, self.row.last_hash)
 
     @property
