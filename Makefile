@@ -32,8 +32,11 @@ test: install
 	scripts/ensure-chromium
 	$(BIN)/pytest -m 'not soak'
 
+# The long reliability runs (docs/reliability.md): minutes of load, faults and fuzzing. Their
+# counts land in test-results/reliability/*-soak.json. Needs PostgreSQL at 127.0.0.1:5432.
 soak: install
-	$(BIN)/pytest -m soak
+	$(BIN)/pytest -m soak --durations=20
+	@echo "counts: test-results/reliability/*-soak.json; see docs/reliability.md"
 
 bench: install
 	@shopt -s nullglob; files=(bench/*.py); \

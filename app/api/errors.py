@@ -6,6 +6,7 @@ from typing import Any
 
 from flask import Flask, Response, json
 from flask_smorest import Api
+from sqlalchemy.exc import InterfaceError, OperationalError
 from werkzeug.exceptions import HTTPException
 
 from app.engine import EngineError
@@ -141,3 +142,12 @@ def register_error_handlers(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def api_error(error: ApiError) -> Response:
         return problem(error.code, error.detail, **error.extra)
+
+    @app.errorhandler(OperationalError)
+    @app.errorhandler(InterfaceError)
+    def database_unavailable(error: OperationalError | InterfaceError) -> Response:
+        # Reads reach the database outside the write path's retry loop: a database that is
+        # down or restarting is a 503 there too, and the pool reconnects once it is back.
+        app.logger.warning("database unavailable: %s", type(error.orig).__name__)
+        return problem("unavailable", "the database is not answering; try again",
+                       {"Retry-After": "1"})  # fmt: skip

@@ -9,8 +9,16 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from app.api import schemas
-from app.api.errors import PROBLEM_JSON
-from app.api.requests import bearer_token, body_reader, idempotency_key, query, version_header
+from app.api.errors import PROBLEM_JSON, ApiError
+from app.api.requests import (
+    MAX_IDEMPOTENCY_KEY,
+    VERSION_PATTERN,
+    bearer_token,
+    body_reader,
+    idempotency_key,
+    query,
+    version_header,
+)
 from app.persistence import Database
 from app.services import audit, games
 
@@ -35,6 +43,23 @@ def _problems(*statuses: int) -> dict[int, Any]:
 
 def _body_doc(schema: type) -> dict[str, Any]:
     return {"required": True, "content": {"application/json": {"schema": schema}}}
+
+
+def _query_after_game(schema: type, game_id: str, token: str | None) -> dict[str, Any]:
+    """The query, refused only once the game (404) and the token (401/403) have passed."""
+    try:
+        return query(schema)
+    except ApiError:
+        audit.version(_db(), game_id, token)
+        raise
+
+
+def _version_or_none(name: str) -> int | None:
+    """A version header's value, None when absent or malformed (no 400 here)."""
+    try:
+        return version_header(name)
+    except ApiError:
+        return None
 
 
 def _with_etag(response: Response, version: int) -> Response:
@@ -109,8 +134,8 @@ class GameResource(MethodView):
     )
     def get(self, game_id: str) -> Response:
         token = bearer_token()
-        if request.headers.get("If-None-Match") is not None:
-            known = version_header("If-None-Match")
+        known = _version_or_none("If-None-Match")  # a validator not of ours matches nothing
+        if known is not None:
             current = audit.version(_db(), game_id, token)
             if known == current:
                 return _with_etag(Response(status=304), current)
@@ -145,11 +170,21 @@ class MovesResource(MethodView):
         security=BEARER,
         requestBody=_body_doc(schemas.MoveSchema),
         parameters=[
-            {"in": "header", "name": "If-Match", "schema": {"type": "string"}, "required": False},
+            {
+                "in": "header",
+                "name": "If-Match",
+                "schema": {"type": "string", "pattern": VERSION_PATTERN},
+                "required": False,
+            },
             {
                 "in": "header",
                 "name": "Idempotency-Key",
-                "schema": {"type": "string", "maxLength": 255},
+                "schema": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": MAX_IDEMPOTENCY_KEY,
+                    "pattern": schemas.NO_NUL_PATTERN,
+                },
                 "required": False,
             },
         ],
@@ -162,12 +197,20 @@ class MovesResource(MethodView):
         },
     )
     def post(self, game_id: str) -> Response:
+        read_body = body_reader(schemas.MoveSchema)
+
+        def read_headers_and_body() -> dict[str, Any]:
+            # Bad headers are refused with the body: after the game and token checks.
+            version_header("If-Match")
+            idempotency_key()
+            return read_body()
+
         request_ = games.MoveRequest(
             game_id=game_id,
             token=bearer_token(),
-            read_body=body_reader(schemas.MoveSchema),
-            if_match=version_header("If-Match"),
-            idempotency_key=idempotency_key(),
+            read_body=read_headers_and_body,  # called before the two values below are used
+            if_match=_version_or_none("If-Match"),
+            idempotency_key=request.headers.get("Idempotency-Key"),
         )
         status, body = games.play_move(_db(), request_)
         response = jsonify(body)
@@ -204,7 +247,7 @@ class EventsResource(MethodView):
     )
     def get(self, game_id: str) -> Response:
         token = bearer_token()
-        args = query(schemas.EventsQuerySchema)
+        args = _query_after_game(schemas.EventsQuerySchema, game_id, token)
         return jsonify({"events": audit.events(_db(), game_id, token, args["after"])})
 
 
@@ -222,7 +265,7 @@ class ReplayResource(MethodView):
         },
     )
     def get(self, game_id: str) -> Response:
-        args = query(schemas.ReplayQuerySchema)
+        args = _query_after_game(schemas.ReplayQuerySchema, game_id, None)
         return jsonify(audit.replay_step(_db(), game_id, args["step"]))
 
 

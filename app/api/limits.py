@@ -31,15 +31,17 @@ def install_limits(app: Flask, *blueprints: object) -> Limiter | None:
     limiter = Limiter(
         key_func=get_remote_address,
         app=app,
-        default_limits=[address_limit],
+        application_limits=[address_limit],  # one count per address over every route
         storage_uri=app.config.get("REDIS_URL") or "memory://",
         headers_enabled=True,
         strategy="moving-window",
     )
     token_limit = app.config["TOKEN_RATE_LIMIT"]
     for blueprint in blueprints:
-        limiter.limit(token_limit, key_func=_token_key, exempt_when=_no_token, per_method=False)(
-            blueprint
-        )
+        # One count per token over every route of the blueprint (a per-route limit would let a
+        # client multiply it by the number of routes); the address limit applies as well.
+        limiter.shared_limit(
+            token_limit, scope="token", key_func=_token_key, exempt_when=_no_token
+        )(blueprint)
     limiter.exempt(app.view_functions["meta.healthz"])
     return limiter

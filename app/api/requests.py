@@ -12,9 +12,13 @@ from flask import request
 from marshmallow import Schema, ValidationError
 
 from app.api.errors import ApiError
+from app.api.schemas import NO_NUL_PATTERN
 
 _BEARER = re.compile(r"^\s*Bearer\s+(\S+)\s*$", re.IGNORECASE)
-_VERSION = re.compile(r'^\s*(?:W/)?"?(\d{1,12})"?\s*$')
+# A version as If-Match / If-None-Match carry it ("12", W/"12", 12) or "*"; ASCII digits only.
+# openapi.yaml documents the same pattern, so what it calls valid is exactly what is accepted.
+VERSION_PATTERN = r'^[ \t]*(?:\*|(?:W/)?"?([0-9]{1,12})"?)[ \t]*$'
+_VERSION = re.compile(VERSION_PATTERN)
 MAX_IDEMPOTENCY_KEY = 255
 
 
@@ -35,7 +39,8 @@ def body_reader(schema: type[Schema]) -> Callable[[], dict[str, Any]]:
         raw = request.get_data(cache=True)  # 413 here when over MAX_CONTENT_LENGTH
         try:
             data = json.loads(raw or b"null")
-        except (ValueError, UnicodeDecodeError) as error:
+            json.dumps(data, ensure_ascii=False).encode()  # "\ud800" parses, but is no text
+        except ValueError as error:  # UnicodeError included
             raise ApiError("bad_request", f"the request body is not valid JSON: {error}") from error
         if not isinstance(data, dict):
             raise ApiError(
@@ -58,21 +63,23 @@ def body_reader(schema: type[Schema]) -> Callable[[], dict[str, Any]]:
 
 def version_header(name: str) -> int | None:
     value = request.headers.get(name)
-    if value is None or value.strip() == "*":
+    if value is None:
         return None
-    match = _VERSION.match(value)
+    match = _VERSION.fullmatch(value)
     if match is None:
         raise ApiError("bad_request", f'{name} must be a game version, e.g. "12"')
-    return int(match.group(1))
+    return int(match.group(1)) if match.group(1) else None  # "*": any version
 
 
 def idempotency_key() -> str | None:
     key = request.headers.get("Idempotency-Key")
-    if key is not None and not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY:
+    if key is not None and not (
+        1 <= len(key) <= MAX_IDEMPOTENCY_KEY and re.match(NO_NUL_PATTERN, key)
+    ):
         raise ApiError(
             "invalid_request",
-            "Idempotency-Key must be 1 to 255 characters",
-            errors={"Idempotency-Key": ["1 to 255 characters"]},
+            "Idempotency-Key must be 1 to 255 characters, none of them NUL",
+            errors={"Idempotency-Key": ["1 to 255 characters, no NUL"]},
         )
     return key
 

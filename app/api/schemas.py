@@ -10,6 +10,23 @@ from app.engine.bots import BOT_LEVELS
 from app.engine.rules import CHOICES, LIMITS
 
 CARD_EXAMPLE = {"example": "7D", "description": "A card code: rank A,2..10,J,Q,K then suit S,H,D,C"}
+# Documented, not enforced here: a code that does not match is refused as invalid_card.
+CARD_INPUT = {**CARD_EXAMPLE, "pattern": "^(?:[2-9AJQKajqk]|10)[SHDCshdc]$"}
+# The three kinds of PlayerSchema.check_kind, for openapi.yaml (combined with the Player object).
+PLAYER_KINDS = {
+    "oneOf": [
+        {"title": "Human", "required": ["name"], "additionalProperties": False,
+         "properties": {"name": {}, "seed": {}}},
+        {"title": "Bot", "required": ["bot"], "additionalProperties": False,
+         "properties": {"bot": {}, "name": {}}},
+        {"title": "Open seat", "required": ["open"], "additionalProperties": False,
+         "properties": {"open": {"enum": [True]}}},
+    ]
+}  # fmt: skip
+
+
+NO_NUL_PATTERN = r"^[^\x00]*$"  # PostgreSQL cannot store NUL in text
+TEXT = validate.Regexp(NO_NUL_PATTERN, error="must not contain NUL characters")
 
 
 class StrictSchema(Schema):
@@ -17,14 +34,23 @@ class StrictSchema(Schema):
         unknown = RAISE  # unknown keys in any body are refused
 
 
+class StrictBoolean(fields.Boolean):
+    """JSON true or false only: marshmallow would also take "yes", "on", 1 or "0"."""
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
 # ---------------------------------------------------------------- requests
 class PlayerSchema(StrictSchema):
     """A human seated now (name, seed), a bot (bot, name), or an open seat (open)."""
 
-    name = fields.String(validate=validate.Length(min=1, max=40))
-    seed = fields.String(validate=validate.Length(max=64))
+    name = fields.String(validate=[validate.Length(min=1, max=40), TEXT])
+    seed = fields.String(validate=[validate.Length(max=64), TEXT])
     bot = fields.String(validate=validate.OneOf(BOT_LEVELS))
-    open = fields.Boolean()
+    open = StrictBoolean()
 
     @validates_schema
     def check_kind(self, data: dict[str, Any], **_kwargs: Any) -> None:
@@ -49,7 +75,7 @@ def _rule_field(name: str) -> fields.Field:
 
 RulesSchema = Schema.from_dict(
     {name: _rule_field(name) for name in [*CHOICES, *LIMITS]}
-    | {"basra_on_final_play": fields.Boolean()},
+    | {"basra_on_final_play": StrictBoolean()},
     name="RulesSchema",
 )
 RulesSchema.Meta.unknown = RAISE  # type: ignore[attr-defined]
@@ -57,13 +83,19 @@ RulesSchema.Meta.unknown = RAISE  # type: ignore[attr-defined]
 
 class CreateGameSchema(StrictSchema):
     players = fields.List(
-        fields.Nested(PlayerSchema), required=True, validate=validate.Length(min=2, max=4)
+        fields.Nested(PlayerSchema, metadata=PLAYER_KINDS),
+        required=True,
+        validate=validate.Length(min=2, max=4),
+        metadata={"oneOf": [{"maxItems": 2}, {"minItems": 4}]},  # 2 or 4, see check_players
     )
     rules = fields.Nested(RulesSchema)
     deck = fields.List(
-        fields.String(metadata=CARD_EXAMPLE),
+        fields.String(metadata=CARD_INPUT),
         validate=validate.Length(equal=52),
-        metadata={"description": "The 52 distinct card codes, top first: round 1 deals it"},
+        metadata={
+            "description": "The 52 distinct card codes, top first: round 1 deals it",
+            "uniqueItems": True,
+        },
     )
 
     @validates_schema
@@ -73,12 +105,12 @@ class CreateGameSchema(StrictSchema):
 
 
 class JoinSchema(StrictSchema):
-    name = fields.String(required=True, validate=validate.Length(min=1, max=40))
-    seed = fields.String(validate=validate.Length(max=64))
+    name = fields.String(required=True, validate=[validate.Length(min=1, max=40), TEXT])
+    seed = fields.String(validate=[validate.Length(max=64), TEXT])
 
 
 class MoveSchema(StrictSchema):
-    card = fields.String(required=True, validate=validate.Length(max=16), metadata=CARD_EXAMPLE)
+    card = fields.String(required=True, validate=validate.Length(max=16), metadata=CARD_INPUT)
 
 
 class QuerySchema(Schema):
@@ -87,11 +119,11 @@ class QuerySchema(Schema):
 
 
 class EventsQuerySchema(QuerySchema):
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**31 - 1))
 
 
 class ReplayQuerySchema(QuerySchema):
-    step = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    step = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**31 - 1))
 
 
 class GamesQuerySchema(QuerySchema):
@@ -271,4 +303,5 @@ class ProblemSchema(Schema):
     status = fields.Integer(required=True)
     detail = fields.String(required=True)
     code = fields.String(required=True)
-    errors = fields.Dict()
+    errors = fields.Dict(metadata={"description": "invalid_request: the offending fields"})
+    version = fields.Integer(metadata={"description": "version_mismatch: the game's version now"})

@@ -49,6 +49,9 @@ from app.services.loading import (
 from app.services.log import GAME_CREATED, GENESIS_HASH, SEAT_JOINED, SEED_REVEALED
 from app.services.tokens import hash_token, new_token
 
+# A game of bots alone plays to its end inside POST /games; this keeps that request well
+# inside gunicorn's timeout even for two expert bots.
+MAX_BOTS_ONLY_TARGET = 101
 BOT_NAMES = {"random": "Random bot", "greedy": "Greedy bot", "expert": "Expert bot"}
 
 
@@ -68,6 +71,12 @@ def create_game(db: Database, spec: dict[str, Any]) -> Created:
     players = spec["players"]
     if len(players) not in (2, 4):
         raise InvalidRequest("a game has 2 or 4 players", errors={"players": "2 or 4 entries"})
+    if all(player.get("bot") for player in players) and rules.target_score > MAX_BOTS_ONLY_TARGET:
+        raise InvalidRequest(
+            f"a game of bots alone is played inside the request that creates it, so its "
+            f"target_score is at most {MAX_BOTS_ONLY_TARGET} (use `basra simulate` for more)",
+            errors={"rules": {"target_score": [f"at most {MAX_BOTS_ONLY_TARGET} for bots alone"]}},
+        )
     seed = new_server_seed()
     now = datetime.now(UTC)
     game_id = secrets.token_hex(8)

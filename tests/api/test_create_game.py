@@ -201,3 +201,11 @@ def test_a_custom_deck_with_a_bad_card_code_is_refused(client):
     response = client.post("/games", json={"players": BOTS_ONLY, "deck": deck})
     assert response.status_code == 422
     assert response.get_json()["code"] in ("invalid_card", "invalid_request")
+
+
+def test_a_game_of_bots_alone_is_capped_at_a_target_of_101(client):
+    # It is played inside the creating request, which must end well within a worker's timeout.
+    response = client.post("/games", json={"players": BOTS_ONLY, "rules": {"target_score": 102}})
+    assert response.status_code == 422
+    assert response.get_json()["code"] == "invalid_request"
+    assert "target_score" in response.get_json()["detail"]
