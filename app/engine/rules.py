@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 from app.engine.errors import InvalidRules
@@ -63,8 +63,12 @@ class Rules:
         return cls(**options)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # Every value is a str, int or bool: no deep copy (dataclasses.asdict) needed.
+        return {name: getattr(self, name) for name in _FIELD_NAMES}
 
     @property
     def wild_floor_seven(self) -> bool:
         return self.seven_on_floor == "wild"
+
+
+_FIELD_NAMES = tuple(field.name for field in fields(Rules))

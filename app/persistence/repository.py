@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Table, func, insert, select, update
+from sqlalchemy import Table, bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
@@ -25,6 +26,23 @@ _CHANGING_GAME_COLUMNS = (
     "last_hash",
     "updated_at",
 )
+
+
+# The hot path's statements, built once: building and keying them anew on every move
+# costs more than running them.
+_LOAD = (
+    select(GAMES, SEATS)
+    .join(SEATS, SEATS.c.game_id == GAMES.c.id)
+    .where(GAMES.c.id == bindparam("game_id"))
+    .order_by(SEATS.c.seat)
+)
+_LOAD_FOR_UPDATE = _LOAD.with_for_update(of=GAMES)  # PostgreSQL serialises writers; SQLite ignores
+_SAVE = (
+    update(GAMES)
+    .where(GAMES.c.id == bindparam("game_id"), GAMES.c.version == bindparam("expected_version"))
+    .values({name: bindparam(name) for name in _CHANGING_GAME_COLUMNS})
+)
+_INSERT_EVENTS = insert(EVENTS)
 
 
 class ConcurrentUpdate(Exception):
@@ -55,15 +73,8 @@ class GameRepository:
         """
         if not _storable(game_id):
             return None
-        query = (
-            select(GAMES, SEATS)
-            .join(SEATS, SEATS.c.game_id == GAMES.c.id)
-            .where(GAMES.c.id == game_id)
-            .order_by(SEATS.c.seat)
-        )
-        if for_update:  # PostgreSQL serialises writers here; SQLite ignores it
-            query = query.with_for_update(of=GAMES)
-        rows = self.session.execute(query).mappings().all()
+        query = _LOAD_FOR_UPDATE if for_update else _LOAD
+        rows = self.session.execute(query, {"game_id": game_id}).mappings().all()
         if not rows:
             return None
         game = GameRow(**{column.name: rows[0][column] for column in GAMES.c})
@@ -76,10 +87,9 @@ class GameRepository:
         The version check in the UPDATE is the guard that holds on every database
         (SQLite ignores FOR UPDATE); a lost race shows as no row updated.
         """
+        values = {name: getattr(game, name) for name in _CHANGING_GAME_COLUMNS}
         result = self.session.execute(
-            update(GAMES)
-            .where(GAMES.c.id == game.id, GAMES.c.version == expected_version)
-            .values({name: getattr(game, name) for name in _CHANGING_GAME_COLUMNS})
+            _SAVE, {**values, "game_id": game.id, "expected_version": expected_version}
         )
         if result.rowcount != 1:  # type: ignore[attr-defined]
             raise ConcurrentUpdate(game.id)
@@ -104,10 +114,11 @@ class GameRepository:
         self.session.flush()
         self.session.add_all(seats)
 
-    def append_events(self, rows: Sequence[EventRow]) -> None:
-        """Insert new events; a (game_id, seq) taken already is a lost race (IntegrityError)."""
+    def append_events(self, rows: Sequence[dict[str, Any]]) -> None:
+        """Insert new events (dicts of the events table's columns); a (game_id, seq) taken
+        already is a lost race (IntegrityError)."""
         if rows:
-            self.session.execute(insert(EVENTS), [_values(row, EVENTS) for row in rows])
+            self.session.execute(_INSERT_EVENTS, list(rows))
 
     def events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[EventRow]:
         query = (

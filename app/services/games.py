@@ -214,7 +214,7 @@ def play_move(db: Database, request: MoveRequest) -> tuple[int, dict[str, Any]]:
         moves: list[dict[str, Any]] = []
         _execute(game, Play(seat, card), moves)
         _advance(game, moves)
-        _stamp(game)  # the view answers the version this move makes, not the one loaded
+        _write(repo, game)  # before the view, which answers the version this move makes
         result = {"moves": moves, "state": game_view(game, seat)}
         if request.idempotency_key is not None:
             repo.add_idempotent_response(
@@ -228,7 +228,7 @@ def play_move(db: Database, request: MoveRequest) -> tuple[int, dict[str, Any]]:
                     created_at=datetime.now(UTC),
                 )
             )
-        _save(repo, game)
+        repo.commit()
         return 201, result
 
     return transactions.run(db, use_case)
@@ -322,8 +322,13 @@ def _stamp(game: LoadedGame) -> None:
     game.row.updated_at = datetime.now(UTC)
 
 
-def _save(repo: GameRepository, game: LoadedGame) -> None:
+def _write(repo: GameRepository, game: LoadedGame) -> None:
+    """Write the game's new state and events into the open transaction (no commit)."""
     _stamp(game)
     repo.save_game(game.row, game.loaded_version)
     repo.append_events(game.new_events)
+
+
+def _save(repo: GameRepository, game: LoadedGame) -> None:
+    _write(repo, game)
     repo.commit()

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.engine import GameState, observe
-from app.persistence import EventRow, GameRepository, GameRow, SeatRow
+from app.persistence import GameRepository, GameRow, SeatRow
 from app.services.errors import Forbidden, NotFound, Unauthorized
 from app.services.log import LogWriter
 from app.services.tokens import hash_token, same_hash
@@ -28,7 +28,7 @@ class LoadedGame:
         self.writer = LogWriter(self.row.id, self.row.version, self.row.last_hash)
 
     @property
-    def new_events(self) -> list[EventRow]:
+    def new_events(self) -> list[dict[str, Any]]:
         return self.writer.rows
 
     @property

@@ -40,18 +40,19 @@ class LogWriter:
     last_hash: str
 
     def __post_init__(self) -> None:
-        self.rows: list[EventRow] = []
+        self.rows: list[dict[str, Any]] = []  # the new rows of the events table
 
-    def append(self, kind: str, data: dict[str, Any]) -> EventRow:
+    def append(self, kind: str, data: dict[str, Any]) -> dict[str, Any]:
         self.seq += 1
         at = now_text()
         digest = event_hash(self.game_id, self.seq, kind, data, at, self.last_hash)
-        row = EventRow(game_id=self.game_id, seq=self.seq, type=kind, data=data, at=at, hash=digest)
+        row = {"game_id": self.game_id, "seq": self.seq, "type": kind, "data": data, "at": at,
+               "hash": digest}  # fmt: skip
         self.last_hash = digest
         self.rows.append(row)
         return row
 
-    def append_engine(self, event: Event) -> EventRow:
+    def append_engine(self, event: Event) -> dict[str, Any]:
         return self.append(type(event).__name__, event_to_dict(event))
 
 

@@ -6,7 +6,8 @@ others minimise. Cards of one kind (rank, with the 7D apart) are one move.
 
 from __future__ import annotations
 
-from app.engine.bots.fastsim import CARD_BITS, KIND_SHIFT, RANK, SEVEN_D, Round
+from app.engine.bots.fastsim import Round
+from app.engine.bots.table import CARD_BITS, KIND_SHIFT, RANK, SEVEN_D
 
 
 def kind_of(card: int) -> int:

@@ -19,23 +19,23 @@ from dataclasses import dataclass
 
 from app.engine.bots.endgame import exact_value
 from app.engine.bots.fastsim import Round
-from app.engine.bots.knowledge import base_round, sample_round, unseen_cards
-from app.engine.bots.policy import defensive_card, greedy_card
+from app.engine.bots.inference import sample_worlds
+from app.engine.bots.knowledge import base_round, unseen_cards
+from app.engine.bots.playout import playout
 from app.engine.bots.simple import greedy_key, legal_moves
 from app.engine.capture import Capture
 from app.engine.cards import SEVEN_OF_DIAMONDS, Card
 from app.engine.views import SeatView
 
-Policy = Callable[[Round], int]
-POLICIES: dict[str, Policy] = {"defensive": defensive_card, "greedy": greedy_card}
-
 
 @dataclass(frozen=True, slots=True)
 class Expert:
-    samples: int = 32  # sampled worlds per decision mid-round
-    policy: str = "defensive"  # how every seat plays in the play-outs
+    samples: int = 128  # sampled worlds per decision mid-round
+    defend_us: float = 1.0  # weight of the next seat's expected basra in our play-outs
+    defend_them: float = 0.0  # and in the other side's
     exact_cards: int = 8  # exact search once the stock is empty and this few cards are left
     exact_samples: int = 12  # sampled deals of the hidden hands for a four-player endgame
+    surprise: float = 0.2  # odds kept for a world where another seat passed over its best
 
     def choose(self, view: SeatView, rng: random.Random) -> Card:
         candidates = distinct_moves(legal_moves(view))
@@ -49,13 +49,13 @@ class Expert:
             worlds = 1 if view.players == 2 else self.exact_samples
             scores = self._evaluate(base, view, unseen, rng, worlds, cards, _exact(side))
         else:
-            play = _playout(POLICIES[self.policy], side)
+            play = _playout(side, self.defend_us, self.defend_them)
             scores = self._evaluate(base, view, unseen, rng, self.samples, cards, play)
         best = max(range(len(cards)), key=lambda i: (scores[i], -i))
         return candidates[best].card
 
-    @staticmethod
     def _evaluate(
+        self,
         base: Round,
         view: SeatView,
         unseen: list[int],
@@ -65,8 +65,7 @@ class Expert:
         finish: Callable[[Round], float],
     ) -> list[float]:
         totals = [0.0] * len(cards)
-        for _ in range(worlds):
-            world = sample_round(base, view, unseen, rng)
+        for world in sample_worlds(base, view, unseen, rng, worlds, self.surprise):
             for i, card in enumerate(cards):
                 child = world.copy()
                 child.play(card)
@@ -87,11 +86,9 @@ def distinct_moves(moves: tuple[Capture, ...]) -> list[Capture]:
     return unique
 
 
-def _playout(policy: Policy, side: int) -> Callable[[Round], float]:
+def _playout(side: int, us: float, them: float) -> Callable[[Round], float]:
     def finish(state: Round) -> float:
-        while state.in_hands:
-            state.play(policy(state))
-        return state.outcome(side)
+        return playout(state, side, us, them)
 
     return finish
 

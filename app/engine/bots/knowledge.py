@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
+from dataclasses import dataclass
 
-from app.engine.bots.fastsim import JACK_RANK, RANK, SEVEN_D, Round, table_for
+from app.engine.bots.fastsim import Round
+from app.engine.bots.table import JACK_RANK, RANK, SEVEN_D, table_for
 from app.engine.cards import Card
-from app.engine.state import SIDES
+from app.engine.state import HAND_SIZE, SIDES
 from app.engine.views import SeatView
 
 ALL_CARDS = (1 << 52) - 1
@@ -105,3 +107,31 @@ def sample_round(base: Round, view: SeatView, unseen: list[int], rng: random.Ran
     if len(world.stock) != view.stock_size:
         raise ValueError("the view's hidden cards do not add up")
     return world
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A card another seat played in the current deal, and what it then held besides."""
+
+    seat: int
+    floor: int  # the floor before the card, as a mask
+    card: int
+    later: int  # the cards that seat played after this one in the same deal
+
+
+def decisions_this_deal(view: SeatView) -> list[Decision]:
+    """The other seats' plays since the last deal, each with the floor it met. The
+    floor is rebuilt backwards from the current one: put back what a card took, or
+    lift off a card that was trailed."""
+    moves = view.round_moves
+    start = len(moves) - len(moves) % (HAND_SIZE * view.players)
+    floor = mask_of(view.floor)
+    played_after = [0] * view.players
+    found = []
+    for move in reversed(moves[start:]):
+        bit = 1 << move.card.index
+        floor = floor | mask_of(move.captured) if move.captured else floor & ~bit
+        if move.seat != view.seat:
+            found.append(Decision(move.seat, floor, move.card.index, played_after[move.seat]))
+        played_after[move.seat] |= bit
+    return found

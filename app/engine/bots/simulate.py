@@ -110,7 +110,8 @@ class Progress:
         elapsed = time.monotonic() - self.started
         left = elapsed / done * (self.total - done) if done else 0.0
         bar = "#" * filled + "." * (width - filled)
-        self.stream.write(f"\r[{bar}] {done}/{self.total} matches  {elapsed:.0f}s, ~{left:.0f}s left")
+        line = f"\r[{bar}] {done}/{self.total} matches  {elapsed:.0f}s, ~{left:.0f}s left"
+        self.stream.write(line)
         self.stream.flush()
 
     def close(self) -> None:
@@ -164,7 +165,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _json(summary: Summary, args: argparse.Namespace) -> dict[str, Any]:
-    settings = {key: getattr(args, key) for key in ("a", "b", "matches", "seed", "players", "target")}
+    names = ("a", "b", "matches", "seed", "players", "target")
+    settings = {name: getattr(args, name) for name in names}
     return {"settings": settings, **summary.to_dict()}
 
 
