@@ -45,8 +45,10 @@ class PostgresDatabase:
 
     def __init__(self) -> None:
         self.name = f"basra_test_{secrets.token_hex(4)}"
-        self.url = make_url(POSTGRES_SERVER_URL).set(database=self.name).render_as_string(
-            hide_password=False
+        self.url = (
+            make_url(POSTGRES_SERVER_URL)
+            .set(database=self.name)
+            .render_as_string(hide_password=False)
         )
 
     def _admin(self, statement: str) -> None:

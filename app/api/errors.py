@@ -86,7 +86,7 @@ def problem(
     return response
 
 
-class ProblemApi(Api):  # type: ignore[misc]
+class ProblemApi(Api):
     """flask-smorest's Api, answering its own errors as problem+json too."""
 
     def _register_responses(self) -> None:

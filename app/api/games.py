@@ -24,8 +24,8 @@ from app.services import audit, games
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Basra games")
 
-BEARER = [{"bearerAuth": []}]
-OPTIONAL_BEARER = [{}, {"bearerAuth": []}]
+BEARER: list[dict[str, list[str]]] = [{"bearerAuth": []}]
+OPTIONAL_BEARER: list[dict[str, list[str]]] = [{}, {"bearerAuth": []}]
 PROBLEM = {
     "description": "A problem (RFC 9457)",
     "content": {PROBLEM_JSON: {"schema": schemas.ProblemSchema}},

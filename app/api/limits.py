@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 
-from flask import Flask
+from flask import Blueprint, Flask
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 
@@ -24,7 +24,7 @@ def _no_token() -> bool:
     return not bearer_token()
 
 
-def install_limits(app: Flask, *blueprints: object) -> Limiter | None:
+def install_limits(app: Flask, *blueprints: Blueprint) -> Limiter | None:
     address_limit = app.config["RATE_LIMIT"]
     if str(address_limit).strip().lower() == "off":
         return None

@@ -78,7 +78,7 @@ RulesSchema = Schema.from_dict(
     | {"basra_on_final_play": StrictBoolean()},
     name="RulesSchema",
 )
-RulesSchema.Meta.unknown = RAISE  # type: ignore[attr-defined]
+RulesSchema.Meta.unknown = RAISE
 
 
 class CreateGameSchema(StrictSchema):

@@ -41,7 +41,9 @@ def play_to_end(client: Any, game_id: str, token: str, limit: int = 2000) -> dic
         if view["status"] != "active":
             return view
         assert view["turn"] == view["you"], "bots must have replied inside the request"
-        response = client.post(f"/games/{game_id}/moves", json={"card": view["hand"][0]}, headers=headers)
+        response = client.post(
+            f"/games/{game_id}/moves", json={"card": view["hand"][0]}, headers=headers
+        )
         assert response.status_code == 201, response.get_json()
         view = response.get_json()["state"]
     raise AssertionError("the match did not end")
