@@ -2,28 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
-
-# The same server as tests/conftest.py's fixtures use.
-POSTGRES_SERVER_URL = os.environ.get(
-    "TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-)
-
-
-def _admin(statement: str) -> None:
-    engine = create_engine(POSTGRES_SERVER_URL, isolation_level="AUTOCOMMIT")
-    try:
-        with engine.connect() as connection:
-            connection.execute(text(statement))
-    finally:
-        engine.dispose()
+from conftest import PostgresDatabase  # tests/conftest.py, on the path as pytest's rootdir conftest
 
 
 @pytest.fixture
@@ -32,9 +15,9 @@ def fresh_database_url(backend: str, tmp_path: Path) -> Iterator[str]:
     if backend == "sqlite":
         yield f"sqlite:///{tmp_path / 'fresh.sqlite3'}"
         return
-    name = f"basra_fresh_{secrets.token_hex(4)}"
-    _admin(f'CREATE DATABASE "{name}"')
+    database = PostgresDatabase()
+    database.create()
     try:
-        yield make_url(POSTGRES_SERVER_URL).set(database=name).render_as_string(hide_password=False)
+        yield database.url
     finally:
-        _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        database.drop()
