@@ -126,6 +126,7 @@ def test_the_lobby_starts_a_game_against_a_bot_and_keeps_the_token(
     page.keyboard.press("Enter")  # Enter plays the focused card
     wait_for_new_version(page, before)
     page.wait_for_function(TURN_OR_END)
+    page.wait_for_selector("#log li")  # the log is fetched (GET /moves) after the view is drawn
     assert page.locator("#log li").count() >= 1
 
     page.reload()  # the stored token resumes the seat
