@@ -53,14 +53,6 @@ class GameRepository:
     def __init__(self, session: Session) -> None:
         self.session = session
 
-    def get(self, game_id: str, for_update: bool = False) -> GameRow | None:
-        if not _storable(game_id):
-            return None
-        query = select(GameRow).where(GameRow.id == game_id)
-        if for_update:  # PostgreSQL serialises writers here; SQLite ignores it
-            query = query.with_for_update()
-        return self.session.scalars(query).one_or_none()
-
     def get_with_seats(
         self,
         game_id: str,

@@ -30,10 +30,11 @@ def version(db: Database, game_id: str, token: str | None) -> int:
     """Just the version, for a cheap ``If-None-Match`` answer."""
     with db.session() as session:
         repo = GameRepository(session)
-        row = repo.get(game_id)
-        if row is None:
+        found = repo.get_with_seats(game_id)  # one query: this answers every poll
+        if found is None:
             raise NotFound(f"no game {game_id!r}")
-        find_seat(repo, game_id, repo.seats(game_id), token, required=False)
+        row, seats = found
+        find_seat(repo, game_id, seats, token, required=False)
         return row.version
 
 

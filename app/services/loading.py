@@ -64,14 +64,6 @@ def find_seat(
     raise Unauthorized("unknown token")
 
 
-def status_of(state: GameState, seats: list[SeatRow]) -> str:
-    if state.phase == "over":
-        return FINISHED
-    if state.round == 0:
-        return WAITING
-    return ACTIVE
-
-
 def game_view(game: LoadedGame, seat: int | None) -> dict[str, Any]:
     """What ``seat`` (None: a spectator) may see, in the shape of API.md's *view*."""
     view = observe(game.state, seat).to_dict()
