@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Flask
 
-from app.api import games, meta
+from app.api import games, meta, rules
 from app.api.errors import ProblemApi, register_error_handlers
 from app.api.limits import install_limits
 
@@ -35,6 +35,7 @@ def register_api(app: Flask) -> ProblemApi:
         app.config.setdefault(key, value)
     api = ProblemApi(app)
     api.register_blueprint(games.blp)
+    api.register_blueprint(rules.blp)
     app.register_blueprint(meta.bp)
     register_error_handlers(app)
     app.extensions["basra_api"] = api

@@ -305,3 +305,48 @@ class ProblemSchema(Schema):
     code = fields.String(required=True)
     errors = fields.Dict(metadata={"description": "invalid_request: the offending fields"})
     version = fields.Integer(metadata={"description": "version_mismatch: the game's version now"})
+
+
+# ---------------------------------------------------------------- GET /rules
+class RuleOptionSchema(Schema):
+    name = fields.String(required=True, metadata={"description": "the key in `rules`"})
+    label = fields.String(required=True, metadata={"description": "a short human name"})
+    help = fields.String(required=True, metadata={"description": "a one-line explanation"})
+    type = fields.String(
+        required=True, validate=validate.OneOf(["choice", "integer", "boolean", "string"])
+    )
+    default = fields.Raw(required=True, allow_none=True, metadata={"description": "its default"})
+    nullable = fields.Boolean(required=True, metadata={"description": "whether null is allowed"})
+    values = fields.List(fields.String(), metadata={"description": "the allowed values (choice)"})
+    value_help = fields.Dict(
+        keys=fields.String(),
+        values=fields.String(),
+        metadata={"description": "a few words on each allowed value (choice)"},
+    )
+    minimum = fields.Integer(metadata={"description": "the smallest allowed value (integer)"})
+    maximum = fields.Integer(metadata={"description": "the largest allowed value (integer)"})
+
+
+class BotLevelSchema(Schema):
+    level = fields.String(required=True, metadata={"example": "greedy"})
+    help = fields.String(required=True)
+
+
+class TargetScoreSchema(Schema):
+    default = fields.Integer(required=True)
+    minimum = fields.Integer(required=True)
+    maximum = fields.Integer(required=True)
+    presets = fields.List(
+        fields.Integer(), required=True, metadata={"description": "usual targets"}
+    )
+
+
+class GameSetupSchema(Schema):
+    players = fields.List(fields.Integer(), required=True, metadata={"example": [2, 4]})
+    bots = fields.List(fields.Nested(BotLevelSchema), required=True)
+    target_score = fields.Nested(TargetScoreSchema, required=True)
+    options = fields.List(
+        fields.Nested(RuleOptionSchema),
+        required=True,
+        metadata={"description": "every key of `rules` in POST /games, target_score included"},
+    )

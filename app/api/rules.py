@@ -1,0 +1,39 @@
+"""``GET /rules``: what a game can be set up with, read from the engine's own definition."""
+
+from __future__ import annotations
+
+from flask import Response, jsonify
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from app.api import schemas
+from app.api.errors import PROBLEM_JSON
+from app.engine.catalog import game_setup
+
+blp = Blueprint("rules", __name__, url_prefix="/rules", description="Game setup")
+
+
+@blp.route("")
+class RulesResource(MethodView):
+    @blp.doc(
+        summary="Every rule option with its allowed values, default and explanation",
+        description=(
+            "The player counts, bot levels, target-score range and presets, and each key that "
+            "`rules` in `POST /games` accepts. Clients build their setup forms from this "
+            "instead of keeping a copy of the rules."
+        ),
+        responses={
+            200: {
+                "description": "OK",
+                "content": {"application/json": {"schema": schemas.GameSetupSchema}},
+            },
+            429: {
+                "description": "A problem (RFC 9457)",
+                "content": {PROBLEM_JSON: {"schema": schemas.ProblemSchema}},
+            },
+        },
+    )
+    def get(self) -> Response:
+        response = jsonify(game_setup())
+        response.headers["Cache-Control"] = "public, max-age=300"
+        return response
