@@ -175,6 +175,12 @@ class RoundSchema(Schema):
     points = fields.List(fields.Integer(), required=True)
     cards = fields.List(fields.Integer(), required=True)
     majority = fields.Integer(allow_none=True, required=True)
+    basras = fields.List(
+        fields.Integer(), required=True, metadata={"description": "basras per side that round"}
+    )
+    jack_basras = fields.List(
+        fields.Integer(), required=True, metadata={"description": "jack basras per side"}
+    )
 
 
 class ViewSchema(Schema):

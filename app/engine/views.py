@@ -77,14 +77,8 @@ class SeatView:
             ],
             "last_capturer": self.last_capturer,
             "last_move": self.last_move.to_dict() if self.last_move else None,
-            "rounds": [
-                {
-                    k: v
-                    for k, v in r.to_dict().items()
-                    if k in ("round", "points", "cards", "majority")
-                }
-                for r in self.rounds
-            ],
+            # Each round's basras and jack basras travel with its points: they made them.
+            "rounds": [r.to_dict() for r in self.rounds],
             "winner": self.winner,
         }
         if self.seat is not None:

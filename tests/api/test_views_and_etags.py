@@ -184,3 +184,14 @@ def test_a_seat_token_is_shown_once_and_never_again(client):
         text = answer.get_data(as_text=True)
         assert tokens[0] not in text and digest not in text
         assert '"token"' not in text
+
+
+def test_each_round_entry_carries_the_basras_that_made_its_points(client):
+    body = finished_bot_game(client)
+    events = client.get(f"/games/{body['id']}/events").get_json()["events"]
+    scored = {e["data"]["round"]: e["data"] for e in events if e["type"] == "RoundScored"}
+    rounds = body["state"]["rounds"]
+    assert rounds and len(rounds) == len(scored)
+    for entry in rounds:
+        assert entry["basras"] == scored[entry["round"]]["basras"]
+        assert entry["jack_basras"] == scored[entry["round"]]["jack_basras"]
