@@ -1,6 +1,26 @@
 """Gunicorn settings; every value can be overridden from the environment."""
 
 import os
+import shutil
+import tempfile
+from pathlib import Path
+
+# ---- metrics (app/metrics.py): one scrape covers every worker of this instance.
+# prometheus_client picks per-process memory-mapped files when it is first imported with
+# PROMETHEUS_MULTIPROC_DIR set, so it is set here, in the master, before any worker imports the
+# app. The directory is made fresh for each start (left-over files of an earlier run would be
+# summed in); an operator's own directory is emptied instead of made. A reload (HUP) reads this
+# file again in the same master: the marker keeps it from wiping the live workers' files then.
+_SET_UP = "BASRA_METRICS_DIR_SET_UP"
+if not os.environ.get(_SET_UP):
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        os.environ[_SET_UP] = "given"
+        Path(os.environ["PROMETHEUS_MULTIPROC_DIR"]).mkdir(parents=True, exist_ok=True)
+        for _stale in Path(os.environ["PROMETHEUS_MULTIPROC_DIR"]).glob("*.db"):
+            _stale.unlink()
+    else:
+        os.environ[_SET_UP] = "made"
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="basra-metrics-")
 
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "4"))
@@ -10,12 +30,37 @@ graceful_timeout = 10
 # The app is built in each worker, so no database connection is shared across a fork.
 preload_app = False
 
-accesslog = "-"
+# ---- logs (app/logs.py): JSON lines on stdout, gunicorn's own records included.
+# Gunicorn's access log is off: the app writes one JSON line per request instead (request_id,
+# method, URL rule, status, duration_ms, game_id), which names the route rather than the raw
+# path and never a header. ACCESS_LOG=1 turns gunicorn's back on (JSON too) for debugging.
+accesslog = "-" if os.environ.get("ACCESS_LOG") == "1" else None
 errorlog = "-"
-# Gunicorn's default format minus %(u)s (the Basic-auth user) plus the request time. It logs no
-# request headers, so bearer tokens never reach the log: keep it so if this format changes.
+# If turned on: gunicorn's default minus %(u)s (the Basic-auth user), plus the request time; no
+# request header, so bearer tokens never reach the log.
 access_log_format = '%(h)s %(l)s - %(t)s "%(r)s" %(s)s %(b)s "%(f)s" "%(a)s" %(L)ss'
+
+
+def _logconfig():
+    from app.logs import logging_config
+
+    return logging_config()
+
+
+logconfig_dict = _logconfig()
 
 # Gunicorn 27's runtime control socket lives at one fixed path per user, which concurrent
 # servers (tests, benchmarks) would fight over; nothing here uses it.
 control_socket_disable = True
+
+
+def child_exit(server, worker):
+    # A dead worker's live gauges (stream clients, worker count) must leave the sums.
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)
+
+
+def on_exit(server):
+    if os.environ.get(_SET_UP) == "made":
+        shutil.rmtree(os.environ["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from flask import Flask
 
-    from app.api import register_api
+    from app.api import register_api, telemetry
     from app.config import MAX_BODY_BYTES, load_settings
     from app.persistence import Database
 
@@ -25,6 +25,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["basra_db"] = Database(app.config["DATABASE_URL"])
+    telemetry.install(app)  # first: every later hook and refusal already has a request id
     register_api(app)
     _register_web(app)
     return app

@@ -22,6 +22,8 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         "RATE_LIMIT": os.environ.get("RATE_LIMIT") or DEFAULT_RATE_LIMIT,
         "TOKEN_RATE_LIMIT": os.environ.get("TOKEN_RATE_LIMIT") or DEFAULT_TOKEN_RATE_LIMIT,
         "REDIS_URL": os.environ.get("REDIS_URL") or None,
+        # When set, GET /metrics needs it as a bearer token.
+        "METRICS_TOKEN": os.environ.get("METRICS_TOKEN") or None,
     }
     settings.update(overrides or {})
     return settings

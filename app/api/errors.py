@@ -9,6 +9,8 @@ from flask_smorest import Api
 from sqlalchemy.exc import InterfaceError, OperationalError
 from werkzeug.exceptions import HTTPException
 
+from app import metrics
+from app.api.telemetry import request_id
 from app.engine import EngineError
 from app.services.errors import ServiceError
 
@@ -80,6 +82,9 @@ def problem(
         "code": code,
         **extra,
     }
+    rid = request_id()
+    if rid is not None:
+        body["request_id"] = rid  # to find this refusal in the logs
     response = Response(json.dumps(body), status=status, mimetype=PROBLEM_JSON)
     for name, value in (headers or {}).items():
         response.headers[name] = value
@@ -115,6 +120,7 @@ class ProblemApi(Api):
             allowed = getattr(error, "valid_methods", None) or []
             headers["Allow"] = ", ".join(sorted(allowed))
         if status == 429:
+            metrics.rate_limited()
             headers["Retry-After"] = str(_retry_after(error))
             detail = f"rate limit exceeded ({error.description}); retry later"
         if status >= 500:
@@ -137,6 +143,9 @@ def register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(ServiceError)
     def service_error(error: ServiceError) -> Response:
+        if error.code == "unavailable":
+            cause = error.__cause__
+            metrics.database_error(type(getattr(cause, "orig", None) or cause or error).__name__)
         return problem(error.code, error.detail, **error.extra)
 
     @app.errorhandler(ApiError)
@@ -149,5 +158,6 @@ def register_error_handlers(app: Flask) -> None:
         # Reads reach the database outside the write path's retry loop: a database that is
         # down or restarting is a 503 there too, and the pool reconnects once it is back.
         app.logger.warning("database unavailable: %s", type(error.orig).__name__)
+        metrics.database_error(type(error.orig).__name__)
         return problem("unavailable", "the database is not answering; try again",
                        {"Retry-After": "1"})  # fmt: skip

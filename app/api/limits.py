@@ -43,5 +43,6 @@ def install_limits(app: Flask, *blueprints: Blueprint) -> Limiter | None:
         limiter.shared_limit(
             token_limit, scope="token", key_func=_token_key, exempt_when=_no_token
         )(blueprint)
-    limiter.exempt(app.view_functions["meta.healthz"])
+    for probe in ("meta.healthz", "meta.readyz", "meta.metrics_text"):
+        limiter.exempt(app.view_functions[probe])  # balancers and Prometheus poll these
     return limiter

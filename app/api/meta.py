@@ -1,13 +1,18 @@
-"""Health, the OpenAPI document as YAML, and the human-readable docs' own assets."""
+"""Health, readiness, metrics, the OpenAPI document as YAML, and the docs' own assets."""
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app, send_from_directory
+import hmac
+
+from flask import Blueprint, Response, current_app, json, send_from_directory
 from sqlalchemy import text
 from swagger_ui_bundle import swagger_ui_path
 
+from app import metrics
 from app.api.errors import problem
+from app.api.requests import bearer_token
 from app.persistence import Database
+from app.persistence.schema import current_revisions, newest_revisions
 
 bp = Blueprint("meta", __name__)
 
@@ -21,6 +26,43 @@ def healthz() -> Response:
     except Exception:
         return problem("unavailable", "the database is not answering")
     return Response('{"status":"ok"}\n', mimetype="application/json")
+
+
+@bp.get("/readyz")
+def readyz() -> Response:
+    """Ready for traffic: the database answers and its schema is the one this code expects."""
+    database: Database = current_app.extensions["basra_db"]
+    newest = newest_revisions()
+    try:
+        with database.engine.connect() as connection:
+            current = current_revisions(connection)
+    except Exception:
+        return problem("unavailable", "the database is not answering", {"Retry-After": "1"})
+    if current != newest:
+        at = ", ".join(sorted(current)) or "no migration"
+        return problem(
+            "unavailable",
+            f"the database schema is at {at}, this server needs {', '.join(sorted(newest))}: "
+            "run `basra migrate`",
+            {"Retry-After": "5"},
+        )
+    body = {"status": "ready", "schema": sorted(newest)}
+    return Response(json.dumps(body) + "\n", mimetype="application/json")
+
+
+@bp.get("/metrics")
+def metrics_text() -> Response:
+    """Prometheus text format, every worker process of this instance in one scrape."""
+    expected = current_app.config.get("METRICS_TOKEN")
+    if expected:
+        given = bearer_token() or ""
+        if not hmac.compare_digest(given.encode(), str(expected).encode()):
+            return problem(
+                "unauthorized",
+                "/metrics needs the METRICS_TOKEN as a bearer token",
+                {"WWW-Authenticate": 'Bearer realm="metrics"'},
+            )
+    return Response(metrics.render(), mimetype=None, content_type=metrics.CONTENT_TYPE)
 
 
 @bp.get("/openapi.yaml")

@@ -311,6 +311,8 @@ class ProblemSchema(Schema):
     code = fields.String(required=True)
     errors = fields.Dict(metadata={"description": "invalid_request: the offending fields"})
     version = fields.Integer(metadata={"description": "version_mismatch: the game's version now"})
+    request_id = fields.String(
+        metadata={"description": "The request's id, as in its X-Request-ID header (for the logs)"}
 
 
 # ---------------------------------------------------------------- GET /rules

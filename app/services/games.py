@@ -8,11 +8,13 @@ import hmac
 import json
 import random
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from app import metrics
 from app.engine import (
     DEALING,
     OVER,
@@ -131,6 +133,8 @@ def create_game(db: Database, spec: dict[str, Any]) -> Created:
         repo.commit()
 
     transactions.run(db, insert, attempts=1)
+    metrics.game_created()
+    metrics.moves_applied(len(moves))
     viewer = min(tokens) if tokens else None
     body = {
         "id": game_id,
@@ -178,7 +182,9 @@ def join_game(
             "state": game_view(game, seat.seat),
         }
 
-    return transactions.run(db, use_case)
+    joined = transactions.run(db, use_case)
+    metrics.moves_applied(len(joined["moves"]))
+    return joined
 
 
 @dataclass(frozen=True)
@@ -192,8 +198,10 @@ class MoveRequest:
 
 def play_move(db: Database, request: MoveRequest) -> tuple[int, dict[str, Any]]:
     """Play the caller's card, then any bot replies; (status, body) as API.md says."""
+    applied: list[int] = [0]  # moves of the attempt that committed (none for a replay)
 
     def use_case(repo: GameRepository) -> tuple[int, dict[str, Any]]:
+        applied[0] = 0
         game = load(repo, request.game_id, for_update=True)
         seat = find_seat(repo, game.row.id, game.seats, request.token, required=True)
         assert seat is not None
@@ -229,9 +237,12 @@ def play_move(db: Database, request: MoveRequest) -> tuple[int, dict[str, Any]]:
                 )
             )
         repo.commit()
+        applied[0] = len(moves)
         return 201, result
 
-    return transactions.run(db, use_case)
+    answer = transactions.run(db, use_case)
+    metrics.moves_applied(applied[0])
+    return answer
 
 
 def _fingerprint(body: dict[str, Any]) -> str:
@@ -275,7 +286,9 @@ def _advance(game: LoadedGame, moves: list[dict[str, Any]]) -> None:
             _execute(game, Deal(*_deck_for(game, state.round + 1)), moves)
         elif state.phase == PLAYING and state.turn is not None and game.seats[state.turn].bot:
             level = game.seats[state.turn].bot or "random"
+            started = time.perf_counter()
             card = choose_card(level, observe(state, state.turn), _bot_random(game))
+            metrics.bot_decided(level, time.perf_counter() - started)
             _execute(game, Play(state.turn, card), moves)
         else:
             return
