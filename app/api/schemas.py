@@ -313,7 +313,7 @@ class ProblemSchema(Schema):
     version = fields.Integer(metadata={"description": "version_mismatch: the game's version now"})
     request_id = fields.String(
         metadata={"description": "The request's id, as in its X-Request-ID header (for the logs)"}
-
+    )
 
 # ---------------------------------------------------------------- GET /rules
 class RuleOptionSchema(Schema):
