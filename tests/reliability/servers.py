@@ -42,8 +42,16 @@ def migrate(database_url: str) -> None:
 class Gunicorn:
     """``gunicorn -c gunicorn.conf.py app.wsgi:app`` on a free port, its log kept in a file."""
 
-    def __init__(self, database_url: str, log_dir: Path, workers: int = 4) -> None:
+    def __init__(
+        self,
+        database_url: str,
+        log_dir: Path,
+        workers: int = 4,
+        args: tuple[str, ...] = (),
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.port = free_port()
+        self.args = args  # more gunicorn options, e.g. ("--worker-class", "gthread")
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = log_dir / f"gunicorn-{self.port}.log"
         self.env = {
@@ -55,12 +63,13 @@ class Gunicorn:
             "WEB_CONCURRENCY": str(workers),
         }
         self.env.pop("REDIS_URL", None)
+        self.env.update(env or {})
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self, timeout: float = 60) -> None:
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(
-                [str(VENV_BIN / "gunicorn"), "-c", "gunicorn.conf.py", "app.wsgi:app"],
+                [str(VENV_BIN / "gunicorn"), "-c", "gunicorn.conf.py", *self.args, "app.wsgi:app"],
                 cwd=ROOT,
                 env=self.env,
                 stdout=log,
@@ -94,6 +103,12 @@ class Gunicorn:
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
+    def kill(self) -> None:
+        """SIGKILL the master and every worker at once, as a crashed machine would."""
+        assert self.process is not None
+        os.killpg(self.process.pid, signal.SIGKILL)  # the master's own session only
+        self.process.wait(timeout=10)
+
     def stop(self) -> None:
         if self.process is None or self.process.poll() is not None:
             return
@@ -106,8 +121,10 @@ class Gunicorn:
 
 
 @contextlib.contextmanager
-def gunicorn(database_url: str, log_dir: Path, workers: int = 4) -> Iterator[Gunicorn]:
-    server = Gunicorn(database_url, log_dir, workers)
+def gunicorn(
+    database_url: str, log_dir: Path, workers: int = 4, args: tuple[str, ...] = ()
+) -> Iterator[Gunicorn]:
+    server = Gunicorn(database_url, log_dir, workers, args)
     try:
         server.start()
         yield server
