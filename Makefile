@@ -30,6 +30,7 @@ run: install
 # pytest exits 5 when it collected nothing; that is a failure here too (it is non-zero).
 test: install
 	scripts/ensure-chromium
+	scripts/ensure-haproxy
 	$(BIN)/pytest -m 'not soak'
 
 # The long reliability runs (docs/reliability.md): minutes of load, faults and fuzzing. Their
