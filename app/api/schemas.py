@@ -315,6 +315,7 @@ class ProblemSchema(Schema):
         metadata={"description": "The request's id, as in its X-Request-ID header (for the logs)"}
     )
 
+
 # ---------------------------------------------------------------- GET /rules
 class RuleOptionSchema(Schema):
     name = fields.String(required=True, metadata={"description": "the key in `rules`"})
