@@ -12,6 +12,7 @@ from app.engine.errors import (
     InvalidRules,
     NotDealing,
     NotYourTurn,
+    TurnNotOver,
 )
 from app.engine.events import (
     EVENT_TYPES,
@@ -19,12 +20,29 @@ from app.engine.events import (
     Event,
     HandsDealt,
     MatchEnded,
+    Resigned,
     RoundDealt,
     RoundScored,
+    SeatTakenByBot,
+    TurnTimedOut,
     event_from_dict,
     event_to_dict,
 )
-from app.engine.game import Deal, Game, Play, apply, decide, evolve, legal_captures, replay
+from app.engine.game import (
+    TAKEOVER_BOT,
+    Deal,
+    Game,
+    Play,
+    Resign,
+    TimeOut,
+    apply,
+    decide,
+    evolve,
+    legal_captures,
+    replay,
+    timeout_card,
+    turn_deadline,
+)
 from app.engine.rules import Rules
 from app.engine.state import DEALING, OVER, PLAYING, GameState, side_of
 from app.engine.views import SeatView, observe
@@ -33,10 +51,12 @@ EVENT_TYPES_BY_NAME = EVENT_TYPES
 
 __all__ = [
     "BASRA", "DEALING", "EVENT_TYPES", "EVENT_TYPES_BY_NAME", "FULL_DECK", "JACK_BASRA", "OVER",
-    "PLAYING", "Capture", "Card",
+    "PLAYING", "TAKEOVER_BOT", "Capture", "Card",
     "CardNotInHand", "CardPlayed", "Deal", "EngineError", "Event", "Game", "GameNotActive",
     "GameState", "HandsDealt", "InvalidCard", "InvalidDeck", "InvalidRules", "MatchEnded",
-    "NotDealing", "NotYourTurn", "Play", "RoundDealt", "RoundScored", "Rules", "SeatView",
-    "apply", "decide", "event_from_dict", "event_to_dict", "evolve", "find_capture",
-    "legal_captures", "observe", "parse_cards", "replay", "side_of",
+    "NotDealing", "NotYourTurn", "Play", "Resign", "Resigned", "RoundDealt", "RoundScored",
+    "Rules", "SeatTakenByBot", "SeatView", "TimeOut", "TurnNotOver",
+    "TurnTimedOut", "apply", "decide", "event_from_dict", "event_to_dict", "evolve",
+    "find_capture", "legal_captures", "observe", "parse_cards", "replay", "side_of",
+    "timeout_card", "turn_deadline",
 ]  # fmt: skip

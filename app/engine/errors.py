@@ -48,3 +48,9 @@ class NotDealing(EngineError):
     """A deck was offered while no round is waiting to be dealt."""
 
     code = "not_dealing"
+
+
+class TurnNotOver(EngineError):
+    """A timeout was claimed before the turn's deadline."""
+
+    code = "turn_not_over"

@@ -71,10 +71,43 @@ class MatchEnded:
     winner: int | None  # None: a draw (end_tie=draw)
 
 
-Event = RoundDealt | CardPlayed | HandsDealt | RoundScored | MatchEnded
+@dataclass(frozen=True, slots=True)
+class TurnTimedOut:
+    """The seat to move let its turn clock run out; ``card`` is played for it next
+    (the ``CardPlayed`` that follows). ``in_a_row`` counts this seat's timeouts with no
+    card of its own between them."""
+
+    seat: int
+    card: Card
+    in_a_row: int
+    deadline: str  # ISO 8601 UTC: when the turn ran out
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTakenByBot:
+    """After ``max_timeouts`` timeouts in a row, a bot plays the seat to the match's end."""
+
+    seat: int
+    bot: str
+
+
+@dataclass(frozen=True, slots=True)
+class Resigned:
+    """``seat`` resigned for its side, which loses now (a ``MatchEnded`` follows)."""
+
+    seat: int
+    side: int
+
+
+Event = (
+    RoundDealt | CardPlayed | HandsDealt | RoundScored | MatchEnded | TurnTimedOut
+    | SeatTakenByBot | Resigned
+)  # fmt: skip
 EVENT_TYPES: dict[str, type[Any]] = {
-    cls.__name__: cls for cls in (RoundDealt, CardPlayed, HandsDealt, RoundScored, MatchEnded)
-}
+    cls.__name__: cls
+    for cls in (RoundDealt, CardPlayed, HandsDealt, RoundScored, MatchEnded, TurnTimedOut,
+                SeatTakenByBot, Resigned)
+}  # fmt: skip
 _CARD_LISTS = ("deck", "captured", "leftover")
 _INT_LISTS = ("cards", "basras", "jack_basras", "points")
 

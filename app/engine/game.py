@@ -4,13 +4,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from app.engine.capture import BASRA, JACK_BASRA, Capture, find_capture
 from app.engine.cards import FULL_DECK, Card
-from app.engine.errors import CardNotInHand, GameNotActive, InvalidDeck, NotDealing, NotYourTurn
-from app.engine.events import CardPlayed, Event, HandsDealt, MatchEnded, RoundDealt, RoundScored
+from app.engine.errors import (
+    CardNotInHand,
+    GameNotActive,
+    InvalidDeck,
+    NotDealing,
+    NotYourTurn,
+    TurnNotOver,
+)
+from app.engine.events import (
+    CardPlayed,
+    Event,
+    HandsDealt,
+    MatchEnded,
+    Resigned,
+    RoundDealt,
+    RoundScored,
+    SeatTakenByBot,
+    TurnTimedOut,
+)
 from app.engine.rules import Rules
 from app.engine.scoring import match_end, score_round
 from app.engine.state import (
@@ -42,13 +60,33 @@ class Play:
     card: Card
 
 
-Command = Deal | Play
+@dataclass(frozen=True, slots=True)
+class TimeOut:
+    """The turn clock of ``seat`` ran out at ``deadline``; it is ``now`` (the caller's
+    clock: the engine never reads one)."""
+
+    seat: int
+    deadline: datetime
+    now: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Resign:
+    seat: int
+
+
+Command = Deal | Play | TimeOut | Resign
+TAKEOVER_BOT = "greedy"  # who plays a seat after max_timeouts timeouts in a row
 
 
 def decide(state: GameState, command: Command) -> list[Event]:
     """The events ``command`` causes, or an ``EngineError``; ``state`` is not changed."""
     if isinstance(command, Deal):
         return [_deal(state, command)]
+    if isinstance(command, TimeOut):
+        return _time_out(state, command)
+    if isinstance(command, Resign):
+        return _resign(state, command.seat)
     return _play(state, command.seat, command.card)
 
 
@@ -116,6 +154,54 @@ def check_turn(state: GameState, seat: int) -> None:
         raise NotYourTurn(f"it is seat {state.turn}'s turn")
 
 
+def timeout_card(state: GameState) -> Card:
+    """The card played for a seat whose time ran out: the one that takes the fewest floor
+    cards (a trail if it has one), then the lowest rank (A, 2 .. 10, J, Q, K), then the
+    first suit (S, H, D, C). Never better than a choice the player could have made, so
+    letting the clock run out is no strategy; and fixed, so anyone can check it."""
+    return min(
+        legal_captures(state),
+        key=lambda move: (len(move.captured), move.card.index % 13, move.card.index // 13),
+    ).card
+
+
+def turn_deadline(state: GameState, now: datetime, bots: Collection[int]) -> datetime | None:
+    """When the seat to move runs out of time, counted from ``now``: None when no clock
+    runs (no ``turn_seconds``, no turn, or a bot's turn: ``bots`` or a seat taken over)."""
+    seconds = state.rules.turn_seconds
+    seat = state.turn
+    if seconds is None or state.phase != PLAYING or seat is None:
+        return None
+    if seat in bots or seat in state.taken_by_bot:
+        return None
+    return now + timedelta(seconds=seconds)
+
+
+def _time_out(state: GameState, command: TimeOut) -> list[Event]:
+    check_turn(state, command.seat)
+    if command.now < command.deadline:
+        raise TurnNotOver(f"seat {command.seat} has until {command.deadline.isoformat()}")
+    seat = command.seat
+    card = timeout_card(state)
+    in_a_row = state.timeouts[seat] + 1
+    deadline = command.deadline.isoformat().replace("+00:00", "Z")
+    events: list[Event] = [TurnTimedOut(seat, card, in_a_row, deadline)]
+    events.extend(_play(state, seat, card))
+    over = any(isinstance(event, MatchEnded) for event in events)
+    if in_a_row >= state.rules.max_timeouts and not over:
+        events.append(SeatTakenByBot(seat, TAKEOVER_BOT))
+    return events
+
+
+def _resign(state: GameState, seat: int) -> list[Event]:
+    if state.phase == OVER or state.round == 0:
+        raise GameNotActive("the match is not being played")
+    if not 0 <= seat < state.players:
+        raise NotYourTurn(f"there is no seat {seat}")
+    side = side_of(seat)
+    return [Resigned(seat, side), MatchEnded(winner=1 - side)]
+
+
 def _play(state: GameState, seat: int, card: Card) -> list[Event]:
     check_turn(state, seat)
     if card not in state.hands[seat]:
@@ -151,6 +237,13 @@ def apply(state: GameState, event: Event) -> None:
         state.phase = OVER
         state.turn = None
         state.winner = event.winner
+    elif isinstance(event, TurnTimedOut):
+        state.timeouts[event.seat] = event.in_a_row
+        state.timed_out = event.seat
+    elif isinstance(event, SeatTakenByBot):
+        state.taken_by_bot = sorted({*state.taken_by_bot, event.seat})
+    elif isinstance(event, Resigned):
+        state.resigned = event.side
     else:  # pragma: no cover - the Event union is closed
         raise TypeError(f"not an event: {event!r}")
 
@@ -171,6 +264,10 @@ def _apply_card_played(state: GameState, move: CardPlayed) -> None:
             state.jack_basras[side] += 1
     else:
         state.floor.append(move.card)
+    if state.timed_out == move.seat:
+        state.timed_out = None  # the card played for a timed-out seat
+    else:
+        state.timeouts[move.seat] = 0  # a card of its own ends a run of timeouts
     state.moves = move.n
     state.round_moves.append(move)
     state.turn = (move.seat + 1) % state.players
@@ -264,6 +361,12 @@ class Game:
 
     def play(self, seat: int, card: Card) -> list[Event]:
         return self.execute(Play(seat, card))
+
+    def time_out(self, seat: int, deadline: datetime, now: datetime) -> list[Event]:
+        return self.execute(TimeOut(seat, deadline, now))
+
+    def resign(self, seat: int) -> list[Event]:
+        return self.execute(Resign(seat))
 
     def execute(self, command: Command) -> list[Event]:
         events = decide(self.state, command)

@@ -22,7 +22,10 @@ LIMITS: dict[str, tuple[int, int]] = {
     "majority_points": (0, 1000),
     "basra_points": (0, 1000),
     "jack_basra_points": (0, 1000),
+    "max_timeouts": (1, 10),
 }
+# The turn clock: None is no clock at all, else this many seconds per turn (API.md item 13).
+TURN_SECONDS: tuple[int, int] = (5, 3600)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +42,8 @@ class Rules:
     majority_points: int = 30
     basra_points: int = 10
     jack_basra_points: int = 30
+    turn_seconds: int | None = None  # None: no clock
+    max_timeouts: int = 3  # timeouts in a row before the greedy bot takes the seat
 
     @classmethod
     def from_dict(cls, options: Mapping[str, Any] | None) -> Rules:
@@ -56,6 +61,12 @@ class Rules:
             value = options.get(key, low)
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
                 errors[key] = f"must be an integer from {low} to {high}"
+        seconds = options.get("turn_seconds")
+        low, high = TURN_SECONDS
+        if seconds is not None and (
+            isinstance(seconds, bool) or not isinstance(seconds, int) or not low <= seconds <= high
+        ):
+            errors["turn_seconds"] = f"must be null or an integer from {low} to {high}"
         if not isinstance(options.get("basra_on_final_play", True), bool):
             errors["basra_on_final_play"] = "must be true or false"
         if errors:
@@ -63,7 +74,7 @@ class Rules:
         return cls(**options)
 
     def to_dict(self) -> dict[str, Any]:
-        # Every value is a str, int or bool: no deep copy (dataclasses.asdict) needed.
+        # Every value is a str, int, bool or None: no deep copy (dataclasses.asdict) needed.
         return {name: getattr(self, name) for name in _FIELD_NAMES}
 
     @property

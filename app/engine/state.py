@@ -83,6 +83,12 @@ class GameState:
     discarded: list[Card] = field(default_factory=list)
     fixed_round: bool = False
     winner: int | None = None
+    # The turn clock (API.md item 13): each seat's timeouts in a row, the seats a bot took
+    # over, and the seat whose timed-out card is being played (between the two events).
+    timeouts: list[int] = field(default_factory=list)
+    taken_by_bot: list[int] = field(default_factory=list)
+    timed_out: int | None = None
+    resigned: int | None = None  # the side that resigned, if the match ended so
 
     @classmethod
     def new(cls, rules: Rules, players: int) -> GameState:
@@ -93,6 +99,7 @@ class GameState:
             players=players,
             hands=[[] for _ in range(players)],
             piles=[[] for _ in range(SIDES)],
+            timeouts=[0] * players,
         )
 
     @property
@@ -122,6 +129,10 @@ class GameState:
             discarded=list(self.discarded),
             fixed_round=self.fixed_round,
             winner=self.winner,
+            timeouts=list(self.timeouts),
+            taken_by_bot=list(self.taken_by_bot),
+            timed_out=self.timed_out,
+            resigned=self.resigned,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -148,6 +159,10 @@ class GameState:
             "discarded": codes(self.discarded),
             "fixed_round": self.fixed_round,
             "winner": self.winner,
+            "timeouts": list(self.timeouts),
+            "taken_by_bot": list(self.taken_by_bot),
+            "timed_out": self.timed_out,
+            "resigned": self.resigned,
         }
 
     @classmethod
@@ -174,4 +189,9 @@ class GameState:
             discarded=list(parse_cards(data["discarded"])),
             fixed_round=data["fixed_round"],
             winner=data["winner"],
+            # Snapshots written before the turn clock existed lack these four.
+            timeouts=list(data.get("timeouts") or [0] * data["players"]),
+            taken_by_bot=list(data.get("taken_by_bot", [])),
+            timed_out=data.get("timed_out"),
+            resigned=data.get("resigned"),
         )

@@ -46,6 +46,8 @@ class SeatView:
     seat: int | None  # None for a spectator
     hand: tuple[Card, ...]  # the seat's own hand; empty for a spectator
     legal_moves: tuple[Capture, ...]  # on the seat's turn: what each of its cards would do
+    taken_by_bot: tuple[int, ...] = ()  # seats the bot plays after max_timeouts timeouts
+    resigned: int | None = None  # the side that resigned, if the match ended so
 
     @property
     def last_move(self) -> CardPlayed | None:
@@ -80,6 +82,7 @@ class SeatView:
             # Each round's basras and jack basras travel with its points: they made them.
             "rounds": [r.to_dict() for r in self.rounds],
             "winner": self.winner,
+            "resigned": self.resigned,
         }
         if self.seat is not None:
             view["you"] = self.seat
@@ -122,4 +125,6 @@ def observe(state: GameState, seat: int | None) -> SeatView:
         seat=seat,
         hand=tuple(state.hands[seat]) if seat is not None else (),
         legal_moves=tuple(legal_captures(state)) if own_turn else (),
+        taken_by_bot=tuple(state.taken_by_bot),
+        resigned=state.resigned,
     )

@@ -219,6 +219,8 @@ def test_the_default_rules_are_those_in_bold() -> None:
         "majority_points": 30,
         "basra_points": 10,
         "jack_basra_points": 30,
+        "turn_seconds": None,
+        "max_timeouts": 3,
     }
 
 
