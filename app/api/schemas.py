@@ -7,7 +7,7 @@ from typing import Any
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from app.engine.bots import BOT_LEVELS
-from app.engine.rules import CHOICES, LIMITS
+from app.engine.rules import CHOICES, LIMITS, NULLABLE_LIMITS
 
 CARD_EXAMPLE = {"example": "7D", "description": "A card code: rank A,2..10,J,Q,K then suit S,H,D,C"}
 # Documented, not enforced here: a code that does not match is refused as invalid_card.
@@ -69,12 +69,17 @@ class PlayerSchema(StrictSchema):
 def _rule_field(name: str) -> fields.Field:
     if name in CHOICES:
         return fields.String(validate=validate.OneOf(CHOICES[name]))
+    if name in NULLABLE_LIMITS:
+        low, high = NULLABLE_LIMITS[name]
+        return fields.Integer(
+            strict=True, allow_none=True, validate=validate.Range(min=low, max=high)
+        )
     low, high = LIMITS[name]
     return fields.Integer(strict=True, validate=validate.Range(min=low, max=high))
 
 
 RulesSchema = Schema.from_dict(
-    {name: _rule_field(name) for name in [*CHOICES, *LIMITS]}
+    {name: _rule_field(name) for name in [*CHOICES, *LIMITS, *NULLABLE_LIMITS]}
     | {"basra_on_final_play": StrictBoolean()},
     name="RulesSchema",
 )
@@ -201,6 +206,9 @@ class ViewSchema(Schema):
     last_move = fields.Nested(MoveOutSchema, allow_none=True, required=True)
     rounds = fields.List(fields.Nested(RoundSchema), required=True)
     winner = fields.Integer(allow_none=True, required=True)
+    resigned = fields.Integer(
+        allow_none=True, metadata={"description": "the side that resigned, if the match ended so"}
+    )
     you = fields.Integer(metadata={"description": "your seat (a seat's own view only)"})
     hand = fields.List(fields.String(), metadata={"description": "your hand (own view only)"})
     legal_moves = fields.List(

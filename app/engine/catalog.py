@@ -11,13 +11,12 @@ from dataclasses import MISSING, fields
 from typing import Any
 
 from app.engine.bots import BOT_LEVELS
-from app.engine.rules import CHOICES, LIMITS, Rules
+from app.engine.rules import CHOICES, LIMITS, NULLABLE_LIMITS, Rules
 
 PLAYER_COUNTS = (2, 4)
 TARGET_PRESETS = (31, 61, 101, 151, 201)
 
-# name -> (label, one-line explanation). Options not in play yet (the turn clock) may be listed:
-# only the fields ``Rules`` really has are described.
+# name -> (label, one-line explanation).
 OPTION_HELP: dict[str, tuple[str, str]] = {
     "target_score": ("Target score", "The match ends after the round in which a side reaches it."),
     "capture": ("Capture", "Which capture a card makes: the largest one, automatically."),
@@ -94,8 +93,8 @@ def _kind(name: str, default: Any, annotation: str) -> dict[str, Any]:
             "values": values,
             "value_help": {v: helps.get(v, "") for v in values},
         }
-    if name in LIMITS:
-        low, high = LIMITS[name]
+    if name in LIMITS or name in NULLABLE_LIMITS:
+        low, high = LIMITS.get(name) or NULLABLE_LIMITS[name]
         return {"type": "integer", "minimum": low, "maximum": high}
     if isinstance(default, bool) or "bool" in annotation:
         return {"type": "boolean"}

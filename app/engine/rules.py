@@ -24,8 +24,9 @@ LIMITS: dict[str, tuple[int, int]] = {
     "jack_basra_points": (0, 1000),
     "max_timeouts": (1, 10),
 }
-# The turn clock: None is no clock at all, else this many seconds per turn (API.md item 13).
-TURN_SECONDS: tuple[int, int] = (5, 3600)
+# Integers that may also be None. turn_seconds: None is no clock at all, else this many
+# seconds per turn (API.md item 13).
+NULLABLE_LIMITS: dict[str, tuple[int, int]] = {"turn_seconds": (5, 3600)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,12 +62,12 @@ class Rules:
             value = options.get(key, low)
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
                 errors[key] = f"must be an integer from {low} to {high}"
-        seconds = options.get("turn_seconds")
-        low, high = TURN_SECONDS
-        if seconds is not None and (
-            isinstance(seconds, bool) or not isinstance(seconds, int) or not low <= seconds <= high
-        ):
-            errors["turn_seconds"] = f"must be null or an integer from {low} to {high}"
+        for key, (low, high) in NULLABLE_LIMITS.items():
+            value = options.get(key)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high
+            ):
+                errors[key] = f"must be null or an integer from {low} to {high}"
         if not isinstance(options.get("basra_on_final_play", True), bool):
             errors["basra_on_final_play"] = "must be true or false"
         if errors:
