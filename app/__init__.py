@@ -26,9 +26,17 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.extensions["basra_db"] = Database(app.config["DATABASE_URL"])
     telemetry.install(app)  # first: every later hook and refusal already has a request id
+    app.extensions["basra_hub"] = _stream_hub(app)
     register_api(app)
     _register_web(app)
     return app
+
+
+def _stream_hub(app: Flask) -> Any:
+    """The process's hub of live streams; its one thread starts with the first stream."""
+    from app.services.hub import Hub
+
+    return Hub(app.extensions["basra_db"], poll_seconds=app.config["STREAM_POLL_SECONDS"])
 
 
 def _register_web(app: Flask) -> None:

@@ -24,6 +24,10 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         "REDIS_URL": os.environ.get("REDIS_URL") or None,
         # When set, GET /metrics needs it as a bearer token.
         "METRICS_TOKEN": os.environ.get("METRICS_TOKEN") or None,
+        # Live streams: how often SQLite is polled for new events (PostgreSQL is told at once),
+        # and the keep-alive comment's period.
+        "STREAM_POLL_SECONDS": float(os.environ.get("STREAM_POLL_SECONDS") or 0.25),
+        "STREAM_KEEPALIVE_SECONDS": float(os.environ.get("STREAM_KEEPALIVE_SECONDS") or 15),
     }
     settings.update(overrides or {})
     return settings

@@ -103,6 +103,7 @@ def app(database_url: str) -> Iterator[Any]:
     application = create_app({"DATABASE_URL": database_url, "RATE_LIMIT": "off"})
     application.testing = True
     yield application
+    application.extensions["basra_hub"].stop()
     application.extensions["basra_db"].dispose()
 
 

@@ -6,7 +6,8 @@ from typing import Any
 
 from flask import Flask
 
-from app.api import games, meta, rules
+from app.api import games, meta, rules, schemas
+from app.api import stream as _stream  # noqa: F401  (adds GET /games/{id}/stream to games.blp)
 from app.api.errors import ProblemApi, register_error_handlers
 from app.api.limits import install_limits
 
@@ -34,6 +35,8 @@ def register_api(app: Flask) -> ProblemApi:
     for key, value in API_SETTINGS.items():
         app.config.setdefault(key, value)
     api = ProblemApi(app)
+    for schema in schemas.STREAM_RECORDS.values():  # the stream's records, for others to $ref
+        api.spec.components.schema(schema.__name__.removesuffix("Schema"), schema=schema)
     api.register_blueprint(games.blp)
     api.register_blueprint(rules.blp)
     app.register_blueprint(meta.bp)

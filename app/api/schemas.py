@@ -131,6 +131,13 @@ class ReplayQuerySchema(QuerySchema):
     step = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**31 - 1))
 
 
+class StreamQuerySchema(QuerySchema):
+    after = fields.Integer(
+        validate=validate.Range(min=0, max=2**31 - 1),
+        metadata={"description": "Start after this version (Last-Event-ID wins if both)"},
+    )
+
+
 class GamesQuerySchema(QuerySchema):
     status = fields.String(validate=validate.OneOf(["waiting", "active", "finished"]))
     limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
@@ -305,6 +312,53 @@ class GameSummarySchema(Schema):
 class GamesPageSchema(Schema):
     games = fields.List(fields.Nested(GameSummarySchema), required=True)
     next_cursor = fields.String(allow_none=True, required=True)
+
+
+# ---------------------------------------------------------------- stream records
+# The `data:` line of each record of GET /games/{id}/stream, by its `event:` name. The record's
+# `id:` is the version of the game that the event made. Registered as components (see
+# app/api/__init__.py) so that other documents can refer to them.
+class JoinedRecordSchema(Schema):
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True)
+
+
+class DealtRecordSchema(Schema):
+    round = fields.Integer(required=True)
+    dealer = fields.Integer(required=True, metadata={"description": "no cards: they are hidden"})
+
+
+class MoveRecordSchema(MoveOutSchema):
+    version = fields.Integer(required=True, metadata={"description": "the game's version after it"})
+
+
+class RoundRecordSchema(RoundSchema):
+    """A `rounds` entry of the view."""
+
+
+class TimeoutRecordSchema(Schema):
+    seat = fields.Integer(required=True)
+    card = fields.String(required=True, metadata={"description": "the card played for the seat"})
+
+
+class ResignedRecordSchema(Schema):
+    side = fields.Integer(required=True, metadata={"description": "the side that resigned"})
+
+
+class OverRecordSchema(Schema):
+    winner = fields.Integer(allow_none=True, required=True, metadata={"description": "side"})
+    scores = fields.List(fields.Integer(), required=True, metadata={"description": "per side"})
+
+
+STREAM_RECORDS: dict[str, type[Schema]] = {
+    "joined": JoinedRecordSchema,
+    "dealt": DealtRecordSchema,
+    "move": MoveRecordSchema,
+    "round": RoundRecordSchema,
+    "timeout": TimeoutRecordSchema,
+    "resigned": ResignedRecordSchema,
+    "over": OverRecordSchema,
+}
 
 
 class HealthSchema(Schema):

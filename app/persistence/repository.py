@@ -11,6 +11,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
 from app.persistence.models import EventRow, GameRow, IdempotentResponseRow, SeatRow
+from app.persistence.notifications import announce_versions
 
 GAMES: Table = GameRow.__table__  # type: ignore[assignment]
 SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
@@ -43,6 +44,15 @@ _SAVE = (
     .values({name: bindparam(name) for name in _CHANGING_GAME_COLUMNS})
 )
 _INSERT_EVENTS = insert(EVENTS)
+_EVENTS_AFTER = (
+    select(EVENTS.c.seq, EVENTS.c.type, EVENTS.c.data)
+    .where(EVENTS.c.game_id == bindparam("game_id"), EVENTS.c.seq > bindparam("after"))
+    .order_by(EVENTS.c.seq)
+    .limit(bindparam("limit"))
+)
+_PROGRESS = select(GAMES.c.status, GAMES.c.version, GAMES.c.snapshot).where(
+    GAMES.c.id == bindparam("game_id")
+)
 
 
 class ConcurrentUpdate(Exception):
@@ -52,6 +62,7 @@ class ConcurrentUpdate(Exception):
 class GameRepository:
     def __init__(self, session: Session) -> None:
         self.session = session
+        self._appended: dict[str, int] = {}  # game id -> newest seq appended, for commit()
 
     def get_with_seats(
         self,
@@ -111,6 +122,9 @@ class GameRepository:
         already is a lost race (IntegrityError)."""
         if rows:
             self.session.execute(_INSERT_EVENTS, list(rows))
+            for row in rows:
+                game_id = row["game_id"]
+                self._appended[game_id] = max(row["seq"], self._appended.get(game_id, 0))
 
     def events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[EventRow]:
         query = (
@@ -121,6 +135,24 @@ class GameRepository:
         if limit is not None:
             query = query.limit(limit)
         return list(self.session.scalars(query))
+
+    def events_after(self, game_id: str, after: int, limit: int) -> list[tuple[int, str, Any]]:
+        """(seq, type, data) of the events after ``after``, oldest first: the live stream's read."""
+        values = {"game_id": game_id, "after": after, "limit": limit}
+        rows = self.session.execute(_EVENTS_AFTER, values)
+        return [(row.seq, row.type, row.data) for row in rows]
+
+    def progress(self, game_id: str) -> tuple[str, int, dict[str, Any]] | None:
+        """The game's status, version and snapshot, or None if there is no such game."""
+        if not _storable(game_id):
+            return None
+        row = self.session.execute(_PROGRESS, {"game_id": game_id}).first()
+        return None if row is None else (row.status, row.version, row.snapshot)
+
+    def versions(self, game_ids: Sequence[str]) -> dict[str, int]:
+        """The current version of each of these games (unknown ids are left out)."""
+        query = select(GAMES.c.id, GAMES.c.version).where(GAMES.c.id.in_(list(game_ids)))
+        return {row.id: row.version for row in self.session.execute(query)}
 
     def events_of_type(self, game_id: str, event_type: str) -> list[EventRow]:
         query = (
@@ -169,12 +201,15 @@ class GameRepository:
         """Commit, turning a lost race (duplicate key, SQLite busy) into
         ConcurrentUpdate; the transaction is rolled back whole."""
         try:
+            announce_versions(self.session, self._appended)
             self.session.commit()
         except (IntegrityError, OperationalError) as error:
             self.session.rollback()
             if isinstance(error, OperationalError) and not _is_lock_error(error):
                 raise
             raise ConcurrentUpdate(str(error.orig)) from error
+        finally:
+            self._appended = {}
 
 
 def _values(row: object, table: Table) -> dict[str, object]:

@@ -1,0 +1,128 @@
+"""GET /games/{id}/stream: a game's public records as Server-Sent Events (API.md item 12)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Response, current_app, request
+from flask.views import MethodView
+
+from app import metrics
+from app.api import schemas
+from app.api.errors import ApiError
+from app.api.games import _db, _problems, blp
+from app.api.requests import query
+from app.services import feed
+from app.services.hub import Hub
+from app.services.records import Record
+
+EVENT_STREAM = "text/event-stream"
+KEEPALIVE_SECONDS = 15.0
+MAX_SECONDS = 3600.0  # then the client reconnects with Last-Event-ID, to another worker maybe
+RETRY_MS = 2000
+_VERSION = re.compile(r"^[0-9]{1,10}$")
+RECORDS_DOC = "\n".join(
+    f"- `{name}`: #/components/schemas/{schema.__name__.removesuffix('Schema')}"
+    for name, schema in schemas.STREAM_RECORDS.items()
+)
+DESCRIPTION = f"""Server-Sent Events: every public record of the game, oldest first, then live
+ones as they are committed by any server process or instance on the same database.
+
+Each record is `id: <version>`, `event: <name>` and one JSON `data:` line. The names and the
+schema of each one's data:
+
+{RECORDS_DOC}
+
+Reconnect with `Last-Event-ID` (EventSource does it by itself) or `?after=<version>` to get
+every record after that version, then live ones: nothing is missed or repeated. A comment line
+(`: keep-alive`) comes every 15 s when nothing else does; the stream ends after `over`, and after
+an hour (reconnect with `Last-Event-ID`). Public information only: no token is needed, and no
+record carries a hand, the stock's cards, a legal move or a seed. A seated client refreshes its
+own view with `GET /games/{{id}}` and `If-None-Match` when a record arrives."""
+
+
+def _after(game_id: str) -> int:
+    """Last-Event-ID, else ?after=, else 0; refused (422) only once the game is known."""
+    header = request.headers.get("Last-Event-ID")
+    try:
+        after = query(schemas.StreamQuerySchema).get("after", 0)
+        if header is not None and header.strip() != "":
+            if not _VERSION.match(header.strip()):
+                raise ApiError(
+                    "invalid_request",
+                    "Last-Event-ID must be a version this stream sent",
+                    errors={"Last-Event-ID": ["a version: 0..9999999999"]},
+                )
+            after = int(header)
+    except ApiError:
+        feed.read(_db(), game_id, 2**31 - 1, limit=0)  # 404 before 422
+        raise
+    return int(after)
+
+
+def sse(record: Record | None) -> str:
+    if record is None:
+        return ": keep-alive\n\n"
+    data = json.dumps(record.data, separators=(",", ":"), ensure_ascii=False)
+    return f"id: {record.id}\nevent: {record.event}\ndata: {data}\n\n"
+
+
+def _lines(opening: str, records: Iterator[Record | None]) -> Iterator[str]:
+    with metrics.stream_client():
+        yield opening  # sent at once, so the client sees the stream open before any record
+        for record in records:
+            yield sse(record)
+
+
+@blp.route("/<game_id>/stream")
+class StreamResource(MethodView):
+    @blp.doc(
+        summary="The game's public records, live (Server-Sent Events)",
+        description=DESCRIPTION,
+        parameters=[
+            {"in": "query", "schema": schemas.StreamQuerySchema},
+            {
+                "in": "header",
+                "name": "Last-Event-ID",
+                "schema": {"type": "string", "pattern": _VERSION.pattern},
+                "required": False,
+                "description": "The id of the last record received: resume after it",
+            },
+        ],
+        responses={
+            200: {
+                "description": "An endless text/event-stream, ended after the `over` record",
+                "content": {
+                    EVENT_STREAM: {
+                        "schema": {"type": "string"},
+                        "example": 'id: 7\nevent: move\ndata: {"n":1,"round":1,"seat":0,'
+                        '"card":"7D","captured":["3S","4H"],"basra":null,"version":7}\n\n',
+                    }
+                },
+                "x-sse-records": {
+                    name: {"$ref": f"#/components/schemas/{schema.__name__[:-6]}"}
+                    for name, schema in schemas.STREAM_RECORDS.items()
+                },
+            },
+            **_problems(404, 422, 429),
+        },
+    )
+    def get(self, game_id: str) -> Response:
+        after = _after(game_id)
+        db = _db()
+        first = feed.read(db, game_id, after)  # 404 here, before the stream starts
+        hub: Hub = current_app.extensions["basra_hub"]
+        settings: dict[str, Any] = current_app.config
+        records = hub.follow(
+            game_id,
+            first,
+            keepalive=float(settings.get("STREAM_KEEPALIVE_SECONDS", KEEPALIVE_SECONDS)),
+            lifetime=float(settings.get("STREAM_MAX_SECONDS", MAX_SECONDS)),
+        )
+        response = Response(_lines(f"retry: {RETRY_MS}\n\n", records), mimetype=EVENT_STREAM)
+        response.headers["Cache-Control"] = "no-cache"
+        response.headers["X-Accel-Buffering"] = "no"  # nginx: pass each record on at once
+        return response

@@ -1,0 +1,45 @@
+"""Reading a game's stream records from its event log: the one read every stream makes.
+
+Records come from the log itself, after a version the reader already has, so a stream that
+resumes from any version misses nothing and repeats nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.persistence import Database, GameRepository
+from app.services.errors import NotFound
+from app.services.loading import ACTIVE, WAITING
+from app.services.records import GameFacts, Record, record_of
+
+PAGE = 500  # events read at once; a long match has a few hundred
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    records: list[Record]
+    through: int  # the log was read up to this version
+    ended: bool  # the game is over and nothing follows ``through``
+
+
+def read(db: Database, game_id: str, after: int, limit: int = PAGE) -> Page:
+    """The records after version ``after``; NotFound for an unknown game."""
+    with db.session() as session:
+        repo = GameRepository(session)
+        # The events first, then the game: the row is then at least as new as the events, so
+        # an `over` among them finds the final scores.
+        events = repo.events_after(game_id, after, limit)
+        progress = repo.progress(game_id)
+    if progress is None:
+        raise NotFound(f"no game {game_id!r}")
+    status, version, snapshot = progress
+    facts = GameFacts(status, tuple(snapshot.get("scores", (0, 0))))
+    records = [r for seq, kind, data in events if (r := record_of(seq, kind, data, facts))]
+    through = events[-1][0] if events else after
+    return Page(records, through, is_ended(status) and through >= version)
+
+
+def is_ended(status: str) -> bool:
+    """No more events will come (finished, or any end status added later)."""
+    return status not in (WAITING, ACTIVE)

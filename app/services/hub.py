@@ -1,0 +1,258 @@
+"""The per-process hub of live streams: one channel per watched game, shared by its streams.
+
+A channel remembers the game's newest version anyone announced (``notify``) and the records
+read from the log so far, in a ring of bounded size. When a game moves on, ONE of its streams
+reads the new events from the log for all of them; the others take the records from the ring.
+A stream that fell further behind than the ring (a slow reader) reads the log itself, from
+its own last version. Nothing is queued per stream, so a client that stops reading holds up
+nobody but itself, and memory does not grow with a slow reader.
+
+Where the news comes from (``Watcher``): PostgreSQL's NOTIFY through one listening connection
+per process, plus a slow poll as a safety net; on SQLite, a poll of the watched games'
+versions, one query for all of them, a few times a second.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from app.persistence import Database, GameRepository
+from app.persistence.notifications import Listener
+from app.services import feed
+from app.services.feed import Page
+from app.services.records import Record
+
+log = logging.getLogger(__name__)
+RING = 256  # records kept per watched game
+
+
+@dataclass
+class Channel:
+    game_id: str
+    through: int  # the log is read into the ring up to this version
+    known: int  # the newest version announced
+    ring_from: int  # the ring holds every record after this version (up to ``through``)
+    ended: bool = False
+    watchers: int = 0
+    fetching: bool = False
+    retry_at: float = 0.0
+    ring: deque[Record] = field(default_factory=lambda: deque(maxlen=RING))
+    changed: threading.Condition = field(default_factory=threading.Condition)
+
+    def keep(self, page: Page) -> None:
+        """Add a page read from ``through`` on (the caller holds ``changed``)."""
+        for record in page.records:
+            if len(self.ring) == RING:
+                self.ring_from = self.ring[0].id
+            self.ring.append(record)
+        self.through = max(self.through, page.through)
+        self.known = max(self.known, self.through)
+        self.ended = page.ended
+
+    def after(self, cursor: int) -> Page:
+        return Page([r for r in self.ring if r.id > cursor], self.through, self.ended)
+
+
+class Hub:
+    def __init__(self, db: Database, poll_seconds: float = 0.25, safety_poll: float = 5.0) -> None:
+        self.db = db
+        self.poll_seconds = poll_seconds
+        self.safety_poll = safety_poll
+        self.channels: dict[str, Channel] = {}
+        self.lock = threading.Lock()
+        self.watcher: Watcher | None = None
+
+    @property
+    def clients(self) -> int:
+        with self.lock:
+            return sum(channel.watchers for channel in self.channels.values())
+
+    # ---------------------------------------------------------------- streams
+    def follow(
+        self, game_id: str, first: Page, keepalive: float, lifetime: float
+    ) -> Iterator[Record | None]:
+        """Every record after the first page's start, live; None when ``keepalive`` seconds
+        passed without one. Ends after the game's last record, or after ``lifetime`` s."""
+        yield from first.records
+        if first.ended:
+            return
+        self._start_watcher()
+        channel = self._join(game_id, first.through)
+        cursor = first.through
+        closes = time.monotonic() + lifetime
+        try:
+            while time.monotonic() < closes:
+                page = self._next(channel, cursor, min(keepalive, closes - time.monotonic()))
+                if page is None:
+                    yield None
+                    continue
+                yield from page.records
+                cursor = page.through
+                if page.ended:
+                    return
+        finally:
+            self._leave(channel)
+
+    def _next(self, channel: Channel, cursor: int, wait: float) -> Page | None:
+        """The next page after ``cursor``: from the ring, or read by this stream (for all)."""
+        deadline = time.monotonic() + wait
+        with channel.changed:
+            while True:
+                if cursor < channel.through and cursor >= channel.ring_from:
+                    return channel.after(cursor)
+                if channel.ended and cursor >= channel.through:
+                    return Page([], cursor, True)
+                now = time.monotonic()
+                if cursor < channel.ring_from:
+                    behind = True  # fell out of the ring: read the log alone
+                    break
+                due = channel.known > channel.through and not channel.fetching
+                if due and now >= channel.retry_at:
+                    channel.fetching = True
+                    behind = False
+                    break
+                if now >= deadline:
+                    return None
+                timeout = deadline - now
+                if due:
+                    timeout = min(timeout, max(0.0, channel.retry_at - now))
+                channel.changed.wait(timeout)
+        if behind:
+            return self._read_alone(channel, cursor)
+        return self._fetch_for_all(channel)
+
+    def _fetch_for_all(self, channel: Channel) -> Page | None:
+        try:
+            page = feed.read(self.db, channel.game_id, channel.through)
+        except Exception as error:  # the database is away: keep the stream, try again soon
+            log.warning("stream read failed for %s: %s", channel.game_id, type(error).__name__)
+            with channel.changed:
+                channel.fetching = False
+                channel.retry_at = time.monotonic() + 0.5
+                channel.changed.notify_all()
+            return None
+        with channel.changed:
+            channel.keep(page)
+            channel.fetching = False
+            channel.changed.notify_all()
+        return None  # the caller loops and takes its records from the ring
+
+    def _read_alone(self, channel: Channel, cursor: int) -> Page | None:
+        try:
+            return feed.read(self.db, channel.game_id, cursor)
+        except Exception as error:
+            log.warning("stream read failed for %s: %s", channel.game_id, type(error).__name__)
+            time.sleep(0.5)
+            return None
+
+    def _join(self, game_id: str, through: int) -> Channel:
+        with self.lock:
+            channel = self.channels.get(game_id)
+            created = channel is None
+            if channel is None:
+                channel = Channel(game_id, through=through, known=through, ring_from=through)
+                self.channels[game_id] = channel
+            channel.watchers += 1
+        with channel.changed:
+            channel.known = max(channel.known, through)
+        if created:  # a notice between the stream's first read and now found no channel
+            self._poll_one(game_id)
+        return channel
+
+    def _leave(self, channel: Channel) -> None:
+        with self.lock:
+            channel.watchers -= 1
+            if channel.watchers == 0:
+                self.channels.pop(channel.game_id, None)
+
+    # ---------------------------------------------------------------- news
+    def notify(self, game_id: str, version: int) -> None:
+        """Game ``game_id`` is at ``version`` now (from NOTIFY or a poll)."""
+        channel = self.channels.get(game_id)
+        if channel is None:
+            return
+        with channel.changed:
+            if version > channel.known:
+                channel.known = version
+                channel.changed.notify_all()
+
+    def poll(self) -> None:
+        """Ask the database for the version of every watched game (one query)."""
+        game_ids = list(self.channels)
+        for start in range(0, len(game_ids), 500):
+            with self.db.session() as session:
+                versions = GameRepository(session).versions(game_ids[start : start + 500])
+            for game_id, version in versions.items():
+                self.notify(game_id, version)
+
+    def _poll_one(self, game_id: str) -> None:
+        try:
+            with self.db.session() as session:
+                versions = GameRepository(session).versions([game_id])
+        except Exception as error:  # the watcher's polls will tell
+            log.warning("stream poll failed for %s: %s", game_id, type(error).__name__)
+            return
+        for version in versions.values():
+            self.notify(game_id, version)
+
+    def _start_watcher(self) -> None:
+        if self.watcher is not None:
+            return
+        with self.lock:
+            if self.watcher is None:
+                self.watcher = Watcher(self)
+                self.watcher.start()
+
+    def stop(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+
+
+class Watcher:
+    """The hub's one background thread: it tells the hub which games moved on."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.stopping = threading.Event()
+        self.listener: Listener | None = None
+        self.last_poll = 0.0
+        if not hub.db.is_sqlite:
+            self.listener = Listener(
+                hub.db.url,
+                on_notice=hub.notify,
+                on_connect=self._poll,
+                wake_every=min(1.0, hub.safety_poll),
+                on_idle=self._poll_if_due,
+            )
+        self.thread = threading.Thread(target=self._run, name="basra-stream-watcher", daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def _run(self) -> None:
+        if self.listener is not None:
+            self.listener.run()
+            return
+        while not self.stopping.wait(self.hub.poll_seconds):
+            self._poll()
+
+    def _poll(self) -> None:
+        self.last_poll = time.monotonic()
+        try:
+            self.hub.poll()
+        except Exception as error:  # the database is away; the next poll tries again
+            log.warning("stream poll failed: %s", type(error).__name__)
+
+    def _poll_if_due(self) -> None:
+        if time.monotonic() - self.last_poll >= self.hub.safety_poll:
+            self._poll()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        if self.listener is not None:
+            self.listener.stop()

@@ -1,0 +1,102 @@
+"""What the live stream (``GET /games/{id}/stream``) makes of each event of the log.
+
+This table is the one place that decides it: a log event type maps to one public record
+(``joined``, ``dealt``, ``move``, ``round``, ``timeout``, ``resigned``, ``over``) or to
+nothing. A type that is not in the table (``GameCreated``, ``HandsDealt``, ``SeedRevealed``,
+and any type added later until someone maps it) streams nothing, so a new event can never
+leak through the stream by accident. A record repeats only public fields, picked one by one:
+never a hand, a dealt deck, a seed or a legal move.
+
+To stream a new event type, add a function ``(data, game) -> data or None`` to ``MAPPERS``
+under the record's name in ``RECORD_OF``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from app.engine import side_of
+
+# The record names of API.md item 12, in the order a game usually produces them.
+RECORD_NAMES = ("joined", "dealt", "move", "round", "timeout", "resigned", "over")
+
+
+@dataclass(frozen=True, slots=True)
+class GameFacts:
+    """What a few records need besides their own event: the game's row as last read."""
+
+    status: str
+    scores: tuple[int, ...]  # match totals per side (final once the game is over)
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One record of the stream: ``id`` is the version (log seq) of the event it shows."""
+
+    id: int
+    event: str
+    data: dict[str, Any]
+
+
+Mapper = Callable[[dict[str, Any], GameFacts], dict[str, Any] | None]
+
+
+def _pick(data: dict[str, Any], *keys: str) -> dict[str, Any]:
+    return {key: data[key] for key in keys}
+
+
+def _joined(data: dict[str, Any], _game: GameFacts) -> dict[str, Any]:
+    return _pick(data, "seat", "name")  # not the seat's client seed
+
+
+def _dealt(data: dict[str, Any], _game: GameFacts) -> dict[str, Any]:
+    return _pick(data, "round", "dealer")  # never the deck
+
+
+def _move(data: dict[str, Any], _game: GameFacts) -> dict[str, Any]:
+    return _pick(data, "n", "round", "seat", "card", "captured", "basra")
+
+
+def _round(data: dict[str, Any], _game: GameFacts) -> dict[str, Any]:
+    # A `rounds` entry of the view.
+    return _pick(data, "round", "points", "cards", "majority", "basras", "jack_basras")
+
+
+def _over(data: dict[str, Any], game: GameFacts) -> dict[str, Any]:
+    return {"winner": data["winner"], "scores": list(game.scores)}
+
+
+def _timeout(data: dict[str, Any], _game: GameFacts) -> dict[str, Any]:
+    return _pick(data, "seat", "card")
+
+
+def _resigned(data: dict[str, Any], _game: GameFacts) -> dict[str, Any]:
+    return {"side": data["side"] if "side" in data else side_of(data["seat"])}
+
+
+# log event type -> (record name, mapper)
+MAPPERS: dict[str, tuple[str, Mapper]] = {
+    "SeatJoined": ("joined", _joined),
+    "RoundDealt": ("dealt", _dealt),
+    "CardPlayed": ("move", _move),
+    "RoundScored": ("round", _round),
+    "TurnTimedOut": ("timeout", _timeout),
+    "Resigned": ("resigned", _resigned),
+    "MatchEnded": ("over", _over),
+}
+
+
+def record_of(seq: int, kind: str, data: dict[str, Any], game: GameFacts) -> Record | None:
+    """The stream record of log event ``seq`` (of type ``kind``), or None: not streamed."""
+    mapped = MAPPERS.get(kind)
+    if mapped is None:
+        return None
+    name, mapper = mapped
+    public = mapper(data, game)
+    if public is None:
+        return None
+    if name == "move":
+        public["version"] = seq
+    return Record(seq, name, public)

@@ -1,0 +1,205 @@
+"""GET /games/{id}/stream (API.md item 12), through the test client, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from app import create_app
+
+from .helpers import bearer, create, human_vs_bot
+from .sse import LiveReader, records
+from .support import MOVE_FIELDS, assert_problem, finished_bot_game, moves, view
+
+RECORD_NAMES = {"joined", "dealt", "move", "round", "timeout", "resigned", "over"}
+
+
+@pytest.fixture(scope="module")
+def live_app(database_url: str) -> Iterator[Any]:
+    """The app with a fast keep-alive and poll, so live tests wait little."""
+    application = create_app(
+        {
+            "DATABASE_URL": database_url,
+            "RATE_LIMIT": "off",
+            "STREAM_KEEPALIVE_SECONDS": 0.3,
+            "STREAM_POLL_SECONDS": 0.05,
+        }
+    )
+    application.testing = True
+    yield application
+    application.extensions["basra_hub"].stop()
+    application.extensions["basra_db"].dispose()
+
+
+@pytest.fixture
+def live(live_app: Any) -> Any:
+    return live_app.test_client()
+
+
+def stream(client: Any, game_id: str, **kwargs: Any) -> Any:
+    return client.get(f"/games/{game_id}/stream", **kwargs)
+
+
+def test_a_finished_games_stream_is_every_public_record_in_order_then_ends(client):
+    game = finished_bot_game(client)
+    response = stream(client, game["id"])
+    assert response.status_code == 200
+    assert response.mimetype == "text/event-stream"
+    assert response.headers["Cache-Control"] == "no-cache"
+    got = records(response.get_data(as_text=True))
+    assert {r.event for r in got} <= RECORD_NAMES
+    ids = [r.id for r in got]
+    assert ids == sorted(set(ids)), "one record per version, in order"
+    assert got[0].event == "dealt" and got[0].data == {"round": 1, "dealer": 1}
+    assert got[-1].event == "over"
+    final = view(client, game["id"])
+    scores = [side["score"] for side in final["sides"]]
+    assert got[-1].data == {"winner": final["winner"], "scores": scores}
+    streamed = [r.data for r in got if r.event == "move"]
+    assert [{k: m[k] for k in MOVE_FIELDS} for m in streamed] == moves(client, game["id"])
+    assert all(r.data["version"] == r.id for r in got if r.event == "move")
+    rounds = [r.data for r in got if r.event == "round"]
+    assert rounds == final["rounds"]
+    assert [r.data["round"] for r in got if r.event == "dealt"] == [r["round"] for r in rounds]
+
+
+def test_the_move_record_is_the_move_with_its_version(client):
+    game = finished_bot_game(client)
+    move = next(r for r in records(stream(client, game["id"]).get_data(as_text=True)))
+    assert move.event == "dealt"
+    first_move = next(
+        r for r in records(stream(client, game["id"]).get_data(as_text=True)) if r.event == "move"
+    )
+    assert set(first_move.data) == MOVE_FIELDS | {"version"}
+    assert first_move.data["n"] == 1
+
+
+@pytest.mark.parametrize("how", ["query", "header"])
+def test_a_stream_resumed_after_a_version_repeats_nothing_and_misses_nothing(client, how):
+    game = finished_bot_game(client)
+    whole = records(stream(client, game["id"]).get_data(as_text=True))
+    for cut in (0, 1, len(whole) // 2, len(whole) - 1):
+        after = whole[cut].id
+        if how == "query":
+            response = stream(client, game["id"], query_string={"after": after})
+        else:  # what EventSource sends when it reconnects; it wins over ?after=
+            response = stream(
+                client, game["id"], query_string={"after": 0}, headers={"Last-Event-ID": str(after)}
+            )
+        assert records(response.get_data(as_text=True)) == whole[cut + 1 :]
+
+
+def test_a_stream_resumed_after_the_end_ends_at_once(client):
+    game = finished_bot_game(client)
+    last = view(client, game["id"])["version"]
+    response = stream(client, game["id"], query_string={"after": last})
+    assert response.status_code == 200
+    assert records(response.get_data(as_text=True)) == []
+
+
+def test_an_unknown_game_has_no_stream(client):
+    assert_problem(stream(client, "no-such-game"), 404, "not_found")
+    assert_problem(stream(client, "no-such-game", query_string={"after": "x"}), 404, "not_found")
+
+
+@pytest.mark.parametrize(
+    ("query", "headers"),
+    [({"after": "x"}, {}), ({"after": "-1"}, {}), ({}, {"Last-Event-ID": "seven"})],
+)
+def test_a_version_that_is_not_one_is_refused(client, query, headers):
+    game = finished_bot_game(client)
+    response = stream(client, game["id"], query_string=query, headers=headers)
+    assert_problem(response, 422, "invalid_request")
+
+
+def test_no_record_carries_a_hand_the_stock_a_legal_move_or_a_seed(client):
+    game = finished_bot_game(client, [{"bot": "greedy"}, {"bot": "expert"}])
+    text = stream(client, game["id"]).get_data(as_text=True)
+    for record in records(text):
+        assert not {"hand", "hands", "deck", "stock", "legal_moves", "seed", "server_seed"} & set(
+            record.data
+        ), record
+    assert "server_seed" not in text and "deck" not in text
+
+
+def test_a_move_reaches_an_open_stream_while_the_game_is_on(live):
+    game, token = human_vs_bot(live)
+    reader = LiveReader(live, f"/games/{game['id']}/stream")
+    try:
+        assert reader.status == 200
+        dealt = reader.take(1)[0]
+        assert dealt.event == "dealt" and dealt.id == 2
+        card = view(live, game["id"], token)["hand"][0]
+        started = time.monotonic()
+        answer = live.post(f"/games/{game['id']}/moves", json={"card": card}, headers=bearer(token))
+        assert answer.status_code == 201
+        applied = answer.get_json()["moves"]
+        got = reader.take(len(applied), timeout=5)
+        assert time.monotonic() - started < 2
+        assert [{k: r.data[k] for k in MOVE_FIELDS} for r in got] == applied
+        assert got[-1].id == answer.get_json()["state"]["version"]
+    finally:
+        reader.close()
+
+
+def test_a_seat_joining_and_the_first_deal_reach_an_open_stream(live):
+    game = create(live, [{"name": "Amira"}, {"open": True}])
+    reader = LiveReader(live, f"/games/{game['id']}/stream")
+    try:
+        time.sleep(0.2)
+        joined = live.post(f"/games/{game['id']}/join", json={"name": "Badr", "seed": "s3cret"})
+        assert joined.status_code == 201
+        got = reader.take(2)
+        assert [(r.event, r.data) for r in got] == [
+            ("joined", {"seat": 1, "name": "Badr"}),
+            ("dealt", {"round": 1, "dealer": 1}),
+        ]
+    finally:
+        reader.close()
+
+
+def test_an_idle_stream_sends_keep_alive_comments(live):
+    game = create(live, [{"name": "Amira"}, {"open": True}])
+    reader = LiveReader(live, f"/games/{game['id']}/stream")
+    try:
+        time.sleep(1.2)  # the keep-alive is 0.3 s here (15 s by default)
+        assert reader.comments >= 2
+    finally:
+        reader.close()
+
+
+def test_a_stream_ends_after_the_over_record_of_a_game_it_watched(live):
+    game, token = human_vs_bot(live, rules={"target_score": 1})
+    reader = LiveReader(live, f"/games/{game['id']}/stream")
+    try:
+        state = view(live, game["id"], token)
+        while state["status"] == "active":
+            answer = live.post(
+                f"/games/{game['id']}/moves", json={"card": state["hand"][0]}, headers=bearer(token)
+            )
+            state = answer.get_json()["state"]
+        got = reader.take_until("over", timeout=20)
+        assert got[-1].data["winner"] == state["winner"]
+        assert reader.ended.wait(5), "the stream did not end after `over`"
+    finally:
+        reader.close()
+
+
+def test_streams_of_two_games_each_get_only_their_own_records(live):
+    first, first_token = human_vs_bot(live)
+    second, _ = human_vs_bot(live)
+    readers = [LiveReader(live, f"/games/{g['id']}/stream") for g in (first, second)]
+    try:
+        for reader in readers:
+            reader.take(1)  # each game's first deal
+        card = view(live, first["id"], first_token)["hand"][0]
+        live.post(f"/games/{first['id']}/moves", json={"card": card}, headers=bearer(first_token))
+        assert readers[0].take(1)[0].event == "move"
+        time.sleep(0.3)
+        assert readers[1].received.empty()
+    finally:
+        for reader in readers:
+            reader.close()
