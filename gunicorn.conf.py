@@ -24,7 +24,14 @@ if not os.environ.get(_SET_UP):
 
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "4"))
-worker_class = "sync"
+# Live streams (GET /games/{id}/stream) stay open for minutes, so no sync worker: see
+# docs/performance.md, "Worker class", for the measurements behind this choice. The one line to
+# change (a subclass of it, say) is this one; GUNICORN_WORKER_CLASS overrides it for a run.
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS") or "gthread"
+# gthread: each open stream holds one thread of its worker while it lasts, so the threads are
+# many (idle ones cost little: docs/performance.md); gevent: greenlets, up to worker_connections.
+threads = int(os.environ.get("GUNICORN_THREADS", "512"))
+worker_connections = int(os.environ.get("GUNICORN_WORKER_CONNECTIONS", "2000"))
 timeout = 30
 graceful_timeout = 10
 # The app is built in each worker, so no database connection is shared across a fork.

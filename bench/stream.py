@@ -1,0 +1,293 @@
+"""Live-stream benchmark: 1,000 open streams while 16 clients play against bots.
+
+gunicorn (the `make run` configuration, worker class from GUNICORN_WORKER_CLASS or --worker-class)
+on PostgreSQL. In one run, phases of --seconds each:
+  A. 16 clients play against a greedy bot, no stream open: moves/s;
+  B. 1,000 streams open (spread over the 16 games) and idle: memory per idle stream (the
+     workers' RSS before and after, divided by the streams);
+  C. the same play with the 1,000 streams following it: moves/s, and the delivery time of each
+     move record to each watcher, from the moment its mover read the answer of the move;
+  A2. play again with the streams closed: a second baseline, to see the machine's drift.
+
+Usage: .venv/bin/python bench/stream.py [--seconds 15] [--streams 1000] [--clients 16]
+                                        [--worker-class gthread|gevent] [--workers 4]
+Needs PostgreSQL on 127.0.0.1:5432 (a database is created and dropped) and only ever
+talks to 127.0.0.1. Every loop stops by its deadline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import secrets
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+ADMIN_URL = os.environ.get("BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+HOST = "127.0.0.1"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+def psql(statement: str) -> None:
+    subprocess.run(["psql", ADMIN_URL, "-qc", statement], check=True, capture_output=True)
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def rss_kib(pids: list[int]) -> int:
+    total = 0
+    for pid in pids:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1])
+    return total
+
+
+def workers_of(master: int) -> list[int]:
+    children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
+    return [int(child) for child in children]
+
+
+class Http:
+    """A keep-alive HTTP/1.1 client on one connection (JSON in, JSON out)."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def call(self, method: str, path: str, body: object = None, token: str = "") -> dict:
+        try:
+            return await self._call(method, path, body, token)
+        except ConnectionError:  # the server closed an idle keep-alive connection: not sent
+            self.writer = None
+            return await self._call(method, path, body, token)
+
+    async def _call(self, method: str, path: str, body: object, token: str) -> dict:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(HOST, self.port)
+        assert self.reader is not None
+        payload = json.dumps(body).encode() if body is not None else b""
+        head = f"{method} {path} HTTP/1.1\r\nHost: {HOST}\r\nContent-Length: {len(payload)}\r\n"
+        head += "Content-Type: application/json\r\n"
+        if token:
+            head += f"Authorization: Bearer {token}\r\n"
+        self.writer.write(head.encode() + b"\r\n" + payload)
+        status_line = await self.reader.readline()
+        if not status_line:
+            raise ConnectionResetError("closed before answering")
+        status = int(status_line.split()[1])
+        length = 0
+        while (line := await self.reader.readline()) not in (b"\r\n", b""):
+            name, _, value = line.decode().partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+        data = json.loads(await self.reader.readexactly(length)) if length else {}
+        assert status in (200, 201), (status, data)
+        return data
+
+
+class Player:
+    """One client playing its own game against a greedy bot, the first card of its hand."""
+
+    def __init__(self, port: int, answered: dict[tuple[str, int], float]) -> None:
+        self.http = Http(port)
+        self.answered = answered  # (game id, move n) -> when its mover read the answer
+        self.game_id = ""
+        self.token = ""
+        self.view: dict = {}
+        self.moves = 0
+
+    async def new_game(self) -> None:
+        game = await self.http.call(
+            "POST",
+            "/games",
+            {"players": [{"name": "bench"}, {"bot": "greedy"}], "rules": {"target_score": 10000}},
+        )
+        self.game_id, self.token, self.view = game["id"], game["seats"][0]["token"], game["state"]
+
+    async def play(self, deadline: float) -> None:
+        while time.monotonic() < deadline:
+            if self.view["status"] != "active":
+                await self.new_game()
+            body = await self.http.call(
+                "POST", f"/games/{self.game_id}/moves", {"card": self.view["hand"][0]}, self.token
+            )
+            now = time.monotonic()
+            for move in body["moves"]:
+                self.answered[(self.game_id, move["n"])] = now
+            self.moves += len(body["moves"])
+            self.view = body["state"]
+
+
+class Watcher:
+    """One open stream (HTTP/1.0, so the body is the stream itself, not chunked)."""
+
+    def __init__(self, port: int, game_id: str, after: int) -> None:
+        self.port, self.game_id, self.after = port, game_id, after
+        self.received: list[tuple[int, float]] = []  # (move n, when it arrived)
+        self.open = asyncio.Event()
+        self.task: asyncio.Task | None = None
+
+    async def run(self) -> None:
+        reader, writer = await asyncio.open_connection(HOST, self.port)
+        path = f"/games/{self.game_id}/stream?after={self.after}"
+        writer.write(f"GET {path} HTTP/1.0\r\nHost: {HOST}\r\n\r\n".encode())
+        try:
+            assert b" 200 " in await reader.readline()
+            while await reader.readline() not in (b"\r\n", b""):
+                pass
+            event = ""
+            while line := await reader.readline():
+                if line.startswith(b"retry:"):
+                    self.open.set()
+                elif line.startswith(b"event:"):
+                    event = line[6:].strip().decode()
+                elif line.startswith(b"data:") and event == "move":
+                    self.received.append((json.loads(line[5:])["n"], time.monotonic()))
+        finally:
+            writer.close()
+
+
+async def play_phase(players: list[Player], seconds: float) -> float:
+    before = sum(p.moves for p in players)
+    started = time.monotonic()
+    await asyncio.gather(*(p.play(started + seconds) for p in players))
+    return (sum(p.moves for p in players) - before) / (time.monotonic() - started)
+
+
+async def bench(args: argparse.Namespace, port: int, master: int) -> dict:
+    answered: dict[tuple[str, int], float] = {}
+    players = [Player(port, answered) for _ in range(args.clients)]
+    for player in players:
+        await player.new_game()
+    await play_phase(players, 3)  # warm up every worker
+    result: dict = {"moves_per_s_without_streams": await play_phase(players, args.seconds)}
+
+    idle_before = rss_kib(workers_of(master))
+    watchers = [
+        Watcher(port, players[n % len(players)].game_id, players[n % len(players)].view["version"])
+        for n in range(args.streams)
+    ]
+    for watcher in watchers:
+        watcher.task = asyncio.create_task(watcher.run())
+    await asyncio.wait_for(asyncio.gather(*(w.open.wait() for w in watchers)), 120)
+    await asyncio.sleep(3)
+    idle_after = rss_kib(workers_of(master))
+    result["rss_kib_before_streams"] = idle_before
+    result["kib_per_idle_stream"] = (idle_after - idle_before) / args.streams
+
+    result["moves_per_s_with_streams"] = await play_phase(players, args.seconds)
+    await asyncio.sleep(2)  # the last records reach the watchers
+    delays, missing, early = [], 0, 0
+    for watcher in watchers:
+        for n, arrived in watcher.received:
+            sent = answered.get((watcher.game_id, n))
+            if sent is None:
+                missing += 1
+                continue
+            early += arrived < sent
+            delays.append(max(0.0, arrived - sent))
+    for watcher in watchers:
+        assert watcher.task is not None
+        watcher.task.cancel()
+    await asyncio.gather(*(w.task for w in watchers if w.task), return_exceptions=True)
+    result["moves_per_s_after_streams"] = await play_phase(players, args.seconds)
+    result["deliveries"] = len(delays)
+    result["deliveries_before_the_answer"] = early
+    result["delivery_p50_ms"] = statistics.median(delays) * 1000
+    result["delivery_p99_ms"] = percentile(delays, 0.99) * 1000
+    result["delivery_max_ms"] = max(delays) * 1000
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--seconds", type=float, default=15)
+    parser.add_argument("--streams", type=int, default=1000)
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY", "4")))
+    parser.add_argument("--worker-class", default=os.environ.get("GUNICORN_WORKER_CLASS", ""))
+    args = parser.parse_args()
+
+    database = f"basra_bench_{secrets.token_hex(4)}"
+    psql(f'CREATE DATABASE "{database}"')
+    port = free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"postgresql+psycopg://postgres@127.0.0.1:5432/{database}",
+        "PORT": str(port),
+        "RATE_LIMIT": "off",
+        "WEB_CONCURRENCY": str(args.workers),
+    }
+    if args.worker_class:
+        env["GUNICORN_WORKER_CLASS"] = args.worker_class
+    server = None
+    try:
+        subprocess.run([BIN / "basra", "migrate"], env=env, check=True, capture_output=True)
+        server = subprocess.Popen(
+            [BIN / "gunicorn", "-c", "gunicorn.conf.py", "app.wsgi:app"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for _ in range(200):
+            try:
+                with socket.create_connection((HOST, port), timeout=1):
+                    break
+            except OSError:
+                time.sleep(0.1)
+        result = asyncio.run(bench(args, port, server.pid))
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait(timeout=30)
+        psql(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+
+    worker_class = args.worker_class or "gunicorn.conf.py's default"
+    print(f"worker class {worker_class}, workers={args.workers}, clients={args.clients}, "
+          f"streams={args.streams}, {args.seconds:.0f} s a phase, load {os.getloadavg()[0]:.1f}")  # fmt: skip
+    without = result["moves_per_s_without_streams"]
+    rows = [
+        ("moves/s, no stream open", f"{without:.0f}"),
+        ("moves/s, 1,000 streams following", f"{result['moves_per_s_with_streams']:.0f}"),
+        ("moves/s, streams closed again", f"{result['moves_per_s_after_streams']:.0f}"),
+        (
+            "with streams / without (goal >= 0.90)",
+            f"{result['moves_per_s_with_streams'] / without:.2f}",
+        ),
+        ("delivery p50 ms", f"{result['delivery_p50_ms']:.1f}"),
+        ("delivery p99 ms (goal < 250)", f"{result['delivery_p99_ms']:.1f}"),
+        ("delivery max ms", f"{result['delivery_max_ms']:.1f}"),
+        ("records delivered (move x watcher)", f"{result['deliveries']}"),
+        ("  of them before the mover read its answer", f"{result['deliveries_before_the_answer']}"),
+        ("memory per idle stream KiB (workers' RSS)", f"{result['kib_per_idle_stream']:.1f}"),
+        ("workers' RSS before the streams MiB", f"{result['rss_kib_before_streams'] / 1024:.0f}"),
+    ]
+    for name, value in rows:
+        print(f"{name:46} {value:>10}")
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
