@@ -264,8 +264,9 @@ def main() -> int:
         psql(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
 
     worker_class = args.worker_class or "gunicorn.conf.py's default"
+    load = os.getloadavg()[0]
     print(f"worker class {worker_class}, workers={args.workers}, clients={args.clients}, "
-          f"streams={args.streams}, {args.seconds:.0f} s a phase, load {os.getloadavg()[0]:.1f}")  # fmt: skip
+          f"streams={args.streams}, {args.seconds:.0f} s a phase, load {load:.1f}")  # fmt: skip
     without = result["moves_per_s_without_streams"]
     rows = [
         ("moves/s, no stream open", f"{without:.0f}"),
