@@ -1,4 +1,4 @@
-"""``basra``: migrate the database, write openapi.yaml, simulate bot matches."""
+"""``basra``: migrate the database, write openapi.yaml and its examples, simulate bot matches."""
 
 from __future__ import annotations
 
@@ -46,6 +46,10 @@ def main(argv: list[str] | None = None) -> int:
     migrate.add_argument("--database-url", default=None)
     openapi = commands.add_parser("openapi", help="write the OpenAPI document")
     openapi.add_argument("--output", default=str(PROJECT_ROOT / "openapi.yaml"))
+    commands.add_parser(
+        "examples",
+        help="play the example game and write app/api/examples.json (then run basra openapi)",
+    )
     commands.add_parser("simulate", help="bot against bot matches (see basra simulate --help)")
     args = parser.parse_args(argv)
     if args.command == "migrate":
@@ -54,6 +58,10 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "openapi":
         Path(args.output).write_text(openapi_document())
         print(f"wrote {args.output}", file=sys.stderr)
+    elif args.command == "examples":
+        from app.api.examples import record_to_file
+
+        print(f"wrote {record_to_file()}; now run `basra openapi`", file=sys.stderr)
     return 0
 
 

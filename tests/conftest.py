@@ -8,6 +8,7 @@ PostgreSQL server those runs are skipped loudly, except in CI (CI=true), where t
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import warnings
 from collections.abc import Iterator
@@ -15,10 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from flask import Flask, Response, request
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from app import create_app
+from app.api.errors import PROBLEM_JSON
 from app.cli import migrate_database
 
 POSTGRES_SERVER_URL = os.environ.get(
@@ -102,6 +105,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
 def app(database_url: str) -> Iterator[Any]:
     application = create_app({"DATABASE_URL": database_url, "RATE_LIMIT": "off"})
     application.testing = True
+    watch_problems(application)
     yield application
     application.extensions["basra_hub"].stop()
     application.extensions["basra_db"].dispose()
@@ -115,3 +119,59 @@ def client(app: Any) -> Any:
 @pytest.fixture
 def backend(database_url: str) -> str:
     return "sqlite" if database_url.startswith("sqlite") else "postgresql"
+
+
+# ---------------------------------------------------------------- documented refusals
+# Every refusal an operation answers in the tests must be one its openapi.yaml entry lists:
+# the test app notes a problem `code` its operation does not name, and the test that caused
+# it fails. So a new refusal cannot ship without its line in the operation's problems(...).
+UNDOCUMENTED: list[str] = []  # "POST /games/{game_id}/moves answered not_your_turn (409)"
+
+
+def documented_codes(app: Flask) -> dict[tuple[str, str], set[str]]:
+    spec = app.extensions["basra_api"].spec.to_dict()
+    codes: dict[tuple[str, str], set[str]] = {}
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            listed = codes.setdefault((path, method.upper()), set())
+            for answer in operation["responses"].values():
+                schema = answer.get("content", {}).get(PROBLEM_JSON, {}).get("schema", {})
+                for part in schema.get("allOf", []):
+                    listed.update(part.get("properties", {}).get("code", {}).get("enum", []))
+    return codes
+
+
+def watch_problems(app: Flask) -> None:
+    codes = documented_codes(app)
+
+    @app.after_request
+    def note_undocumented(response: Response) -> Response:
+        rule = request.url_rule
+        if rule is None or response.mimetype != PROBLEM_JSON or response.status_code >= 500:
+            return response  # no route (404/405 of the router), or the `default` answer
+        path = re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", r"{\1}", rule.rule)
+        listed = codes.get((path, request.method))
+        body: Any = response.get_json(silent=True) or {}
+        code = body.get("code")
+        if listed is not None and code not in listed:
+            UNDOCUMENTED.append(f"{request.method} {path} answered {code} ({response.status_code})")
+        return response
+
+
+def take_undocumented() -> list[str]:
+    found = list(UNDOCUMENTED)
+    UNDOCUMENTED.clear()
+    return found
+
+
+@pytest.fixture(autouse=True)
+def refusals_are_documented() -> Iterator[None]:
+    take_undocumented()
+    yield
+    undocumented = take_undocumented()
+    assert not undocumented, (
+        "refusals missing from openapi.yaml (add the code to the operation's problems(...) "
+        "in app/api, then run `basra openapi`): " + "; ".join(sorted(set(undocumented)))
+    )

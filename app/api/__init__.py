@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Flask
 
-from app.api import games, meta, rules, schemas
+from app.api import contract, examples, games, meta, rules, schemas
 from app.api import stream as _stream  # noqa: F401  (adds GET /games/{id}/stream to games.blp)
 from app.api.errors import ProblemApi, register_error_handlers
 from app.api.limits import install_limits
@@ -35,6 +35,10 @@ def register_api(app: Flask) -> ProblemApi:
     for key, value in API_SETTINGS.items():
         app.config.setdefault(key, value)
     api = ProblemApi(app)
+    contract.install(api)
+    plugin = examples.ExamplesPlugin(examples.load())
+    plugin.init_spec(api.spec)
+    api.spec.plugins.append(plugin)
     for schema in schemas.STREAM_RECORDS.values():  # the stream's records, for others to $ref
         api.spec.components.schema(schema.__name__.removesuffix("Schema"), schema=schema)
     api.register_blueprint(games.blp)

@@ -96,11 +96,10 @@ class ProblemApi(Api):
 
     def _register_responses(self) -> None:
         # Every operation's "default" response is a problem document, not smorest's own.
-        from app.api.schemas import ProblemSchema
-
+        # (contract.install registers the Problem schema itself.)
         response = {
-            "description": "A problem (RFC 9457)",
-            "content": {PROBLEM_JSON: {"schema": ProblemSchema}},
+            "description": "Any other problem (RFC 9457): e.g. `internal_error` (500)",
+            "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}},
         }
         self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, response, lazy=True)
 

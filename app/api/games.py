@@ -9,7 +9,8 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from app.api import schemas
-from app.api.errors import PROBLEM_JSON, ApiError
+from app.api.contract import problems
+from app.api.errors import ApiError
 from app.api.requests import (
     MAX_IDEMPOTENCY_KEY,
     VERSION_PATTERN,
@@ -22,23 +23,26 @@ from app.api.requests import (
 from app.persistence import Database
 from app.services import audit, games
 
-blp = Blueprint("games", __name__, url_prefix="/games", description="Basra games")
+blp = Blueprint(
+    "games",
+    __name__,
+    url_prefix="/games",
+    description="Create games, take seats, play cards, and audit what happened.",
+)
 
 BEARER: list[dict[str, list[str]]] = [{"bearerAuth": []}]
 OPTIONAL_BEARER: list[dict[str, list[str]]] = [{}, {"bearerAuth": []}]
-PROBLEM = {
-    "description": "A problem (RFC 9457)",
-    "content": {PROBLEM_JSON: {"schema": schemas.ProblemSchema}},
+ETAG = {
+    "ETag": {
+        "description": 'The game\'s version, quoted (`"12"`): send it back as `If-None-Match`',
+        "schema": {"type": "string"},
+    }
 }
 
 
 def _db() -> Database:
     database: Database = current_app.extensions["basra_db"]
     return database
-
-
-def _problems(*statuses: int) -> dict[int, Any]:
-    return {status: PROBLEM for status in statuses}
 
 
 def _body_doc(schema: type) -> dict[str, Any]:
@@ -72,15 +76,30 @@ def _with_etag(response: Response, version: int) -> Response:
 @blp.route("")
 class GameCollection(MethodView):
     @blp.doc(
+        operationId="createGame",
         summary="Create a game",
+        description=(
+            "Anyone may create a game; no token is needed. Creates its seats (humans seated "
+            "now, bots, or open seats to be joined), commits to the server seed of the fair "
+            "shuffle (FAIRNESS.md), and, when no seat is open, deals round 1 at once: any bot "
+            "whose turn it is plays inside this request. The answer holds the token of every "
+            "human seat created now: it is shown once, here. A game of bots alone is played "
+            "to its end inside this request (its `target_score` is at most 101)."
+        ),
         requestBody=_body_doc(schemas.CreateGameSchema),
         responses={
             201: {
-                "description": "Created",
-                "headers": {"Location": {"schema": {"type": "string"}}},
+                "description": "Created: the game, its seats' tokens, and the creator's view",
+                "headers": {
+                    "Location": {
+                        "description": "The new game's URL, `/games/{id}`",
+                        "schema": {"type": "string"},
+                    },
+                    **ETAG,
+                },
                 "content": {"application/json": {"schema": schemas.CreatedGameSchema}},
             },
-            **_problems(400, 413, 422, 429),
+            **problems("bad_request", "payload_too_large", "invalid_request", "invalid_card"),
         },
     )
     def post(self) -> Response:
@@ -92,14 +111,20 @@ class GameCollection(MethodView):
         return _with_etag(response, created.body["state"]["version"])
 
     @blp.doc(
+        operationId="listGames",
         summary="A page of games, newest first",
+        description=(
+            "Anyone may list games; no token is needed, and nothing changes. Each entry is "
+            "public information only (seats, scores, winner). Follow `next_cursor` for older "
+            "games; `status` keeps one kind."
+        ),
         parameters=[{"in": "query", "schema": schemas.GamesQuerySchema}],
         responses={
             200: {
-                "description": "OK",
+                "description": "A page of games",
                 "content": {"application/json": {"schema": schemas.GamesPageSchema}},
             },
-            **_problems(422, 429),
+            **problems("invalid_request"),
         },
     )
     def get(self) -> Response:
@@ -112,24 +137,32 @@ class GameCollection(MethodView):
 @blp.route("/<game_id>")
 class GameResource(MethodView):
     @blp.doc(
+        operationId="getGame",
         summary="The caller's view of a game (a spectator's without a token)",
+        description=(
+            "With a seat's token: that seat's view, its hand included, and on its turn "
+            "`legal_moves`. Without one: a spectator's view (public information only). "
+            "Nothing changes. Poll cheaply with `If-None-Match: <ETag>`: 304 while the "
+            "version is the same."
+        ),
         security=OPTIONAL_BEARER,
         parameters=[
             {
                 "in": "header",
                 "name": "If-None-Match",
+                "description": "The ETag of the view you hold: 304 if the game has not changed",
                 "schema": {"type": "string"},
                 "required": False,
             }
         ],
         responses={
             200: {
-                "description": "OK",
-                "headers": {"ETag": {"schema": {"type": "string"}}},
+                "description": "The view",
+                "headers": ETAG,
                 "content": {"application/json": {"schema": schemas.ViewSchema}},
             },
-            304: {"description": "Not modified since that ETag"},
-            **_problems(400, 401, 403, 404, 429),
+            304: {"description": "Not modified since that ETag", "headers": ETAG},
+            **problems("unauthorized", "forbidden", "not_found"),
         },
     )
     def get(self, game_id: str) -> Response:
@@ -146,14 +179,23 @@ class GameResource(MethodView):
 @blp.route("/<game_id>/join")
 class JoinResource(MethodView):
     @blp.doc(
+        operationId="joinGame",
         summary="Take the lowest open seat",
+        description=(
+            "Anyone may join a waiting game; no token is needed. Seats the caller in the "
+            "lowest open seat and answers its token (shown once). When the last open seat is "
+            "filled the game deals round 1, and bots whose turn it is play inside this request."
+        ),
         requestBody=_body_doc(schemas.JoinSchema),
         responses={
             201: {
-                "description": "Joined",
+                "description": "Joined: your seat, its token, and your view",
+                "headers": ETAG,
                 "content": {"application/json": {"schema": schemas.JoinedSchema}},
             },
-            **_problems(400, 404, 409, 413, 422, 429),
+            **problems(
+                "bad_request", "not_found", "game_full", "payload_too_large", "invalid_request"
+            ),
         },
     )
     def post(self, game_id: str) -> Response:
@@ -166,19 +208,30 @@ class JoinResource(MethodView):
 @blp.route("/<game_id>/moves")
 class MovesResource(MethodView):
     @blp.doc(
+        operationId="playCard",
         summary="Play a card (then any bot replies)",
+        description=(
+            "Only the seat whose turn it is may play, with its token. Plays the card: it takes "
+            "the largest capture the rules allow (RULES.md section 3), or is trailed. Then "
+            "every bot whose turn it is plays, and a new deal or round follows when hands or "
+            "the round run out, all inside this request. A refused move changes nothing. "
+            "`If-Match` refuses the move if the game has moved on; a retry with the same "
+            "`Idempotency-Key` and body answers the first response again and applies nothing."
+        ),
         security=BEARER,
         requestBody=_body_doc(schemas.MoveSchema),
         parameters=[
             {
                 "in": "header",
                 "name": "If-Match",
+                "description": "Apply the move only if the game is at this version (412 if not)",
                 "schema": {"type": "string", "pattern": VERSION_PATTERN},
                 "required": False,
             },
             {
                 "in": "header",
                 "name": "Idempotency-Key",
+                "description": "A key of yours: a retry with it answers the first response",
                 "schema": {
                     "type": "string",
                     "minLength": 1,
@@ -190,10 +243,25 @@ class MovesResource(MethodView):
         ],
         responses={
             201: {
-                "description": "Applied",
+                "description": "Applied: the moves made (yours, then the bots'), and your view",
+                "headers": ETAG,
                 "content": {"application/json": {"schema": schemas.MoveResultSchema}},
             },
-            **_problems(400, 401, 403, 404, 409, 412, 413, 422, 429),
+            **problems(
+                "bad_request",
+                "unauthorized",
+                "forbidden",
+                "not_found",
+                "not_your_turn",
+                "game_not_active",
+                "conflict",
+                "version_mismatch",
+                "payload_too_large",
+                "invalid_request",
+                "invalid_card",
+                "card_not_in_hand",
+                "idempotency_conflict",
+            ),
         },
     )
     def post(self, game_id: str) -> Response:
@@ -218,13 +286,18 @@ class MovesResource(MethodView):
         return _with_etag(response, body["state"]["version"])
 
     @blp.doc(
+        operationId="listMoves",
         summary="Every move so far, in order",
+        description=(
+            "Anyone may read the moves (public information); nothing changes. Each move says "
+            "which card was played and which floor cards it took."
+        ),
         responses={
             200: {
-                "description": "OK",
+                "description": "Every move so far",
                 "content": {"application/json": {"schema": schemas.MovesSchema}},
             },
-            **_problems(404, 429),
+            **problems("not_found"),
         },
     )
     def get(self, game_id: str) -> Response:
@@ -234,15 +307,21 @@ class MovesResource(MethodView):
 @blp.route("/<game_id>/events")
 class EventsResource(MethodView):
     @blp.doc(
+        operationId="listEvents",
         summary="The append-only log (redacted while the game is on)",
+        description=(
+            "Anyone may read the log; a token, if sent, must be one of this game's. While the "
+            "game is on, dealt decks are left out; once it is over the whole log is open, so "
+            "anyone can check the shuffle and every move. Nothing changes."
+        ),
         security=OPTIONAL_BEARER,
         parameters=[{"in": "query", "schema": schemas.EventsQuerySchema}],
         responses={
             200: {
-                "description": "OK",
+                "description": "The events after `after`, oldest first",
                 "content": {"application/json": {"schema": schemas.EventsSchema}},
             },
-            **_problems(401, 403, 404, 422, 429),
+            **problems("unauthorized", "forbidden", "not_found", "invalid_request"),
         },
     )
     def get(self, game_id: str) -> Response:
@@ -254,14 +333,20 @@ class EventsResource(MethodView):
 @blp.route("/<game_id>/replay")
 class ReplayResource(MethodView):
     @blp.doc(
+        operationId="replayGame",
         summary="The complete state after the first N moves (finished games only)",
+        description=(
+            "Anyone may replay a finished game; nothing changes. The state after `step` moves "
+            "shows every card's place: the hands, the stock in order and the piles. After a "
+            "round's last move it is the next round's fresh deal (or the end of the match)."
+        ),
         parameters=[{"in": "query", "schema": schemas.ReplayQuerySchema}],
         responses={
             200: {
-                "description": "OK",
+                "description": "The state after `step` moves",
                 "content": {"application/json": {"schema": schemas.ReplaySchema}},
             },
-            **_problems(404, 409, 422, 429),
+            **problems("not_found", "game_not_finished", "invalid_request"),
         },
     )
     def get(self, game_id: str) -> Response:
@@ -272,13 +357,19 @@ class ReplayResource(MethodView):
 @blp.route("/<game_id>/verify")
 class VerifyResource(MethodView):
     @blp.doc(
+        operationId="verifyGame",
         summary="Check the hash chain, the replay and (once over) the shuffle",
+        description=(
+            "Anyone may audit a game; nothing changes. Checks that the log's hash chain is "
+            "intact and that replaying it gives the stored state; once the game is over, also "
+            "that the revealed server seed matches the commitment and re-derives every deck."
+        ),
         responses={
             200: {
-                "description": "OK",
+                "description": "The verdict, check by check",
                 "content": {"application/json": {"schema": schemas.VerifySchema}},
             },
-            **_problems(404, 429),
+            **problems("not_found"),
         },
     )
     def get(self, game_id: str) -> Response:
@@ -288,13 +379,19 @@ class VerifyResource(MethodView):
 @blp.route("/<game_id>/fairness")
 class FairnessResource(MethodView):
     @blp.doc(
+        operationId="getFairness",
         summary="The shuffle's commitment, client seed, and server seed once over",
+        description=(
+            "Anyone may read it; nothing changes. The commitment is published before the first "
+            "deal; the server seed is revealed once the game is over, so anyone can re-derive "
+            "every deck (FAIRNESS.md)."
+        ),
         responses={
             200: {
-                "description": "OK",
+                "description": "The proof so far",
                 "content": {"application/json": {"schema": schemas.FairnessSchema}},
             },
-            **_problems(404, 429),
+            **problems("not_found"),
         },
     )
     def get(self, game_id: str) -> Response:

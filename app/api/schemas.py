@@ -2,25 +2,30 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
 
+from app.api.contract import Ref, card, cards
 from app.engine.bots import BOT_LEVELS
-from app.engine.rules import CHOICES, LIMITS, NULLABLE_LIMITS
+from app.engine.catalog import OPTION_HELP, VALUE_HELP
+from app.engine.rules import CHOICES, LIMITS, NULLABLE_LIMITS, Rules
+from app.services.loading import STATUSES
 
-CARD_EXAMPLE = {"example": "7D", "description": "A card code: rank A,2..10,J,Q,K then suit S,H,D,C"}
-# Documented, not enforced here: a code that does not match is refused as invalid_card.
-CARD_INPUT = {**CARD_EXAMPLE, "pattern": "^(?:[2-9AJQKajqk]|10)[SHDCshdc]$"}
 # The three kinds of PlayerSchema.check_kind, for openapi.yaml (combined with the Player object).
 PLAYER_KINDS = {
     "oneOf": [
-        {"title": "Human", "required": ["name"], "additionalProperties": False,
-         "properties": {"name": {}, "seed": {}}},
-        {"title": "Bot", "required": ["bot"], "additionalProperties": False,
-         "properties": {"bot": {}, "name": {}}},
-        {"title": "Open seat", "required": ["open"], "additionalProperties": False,
-         "properties": {"open": {"enum": [True]}}},
+        {"title": "Human", "description": "A human seated now: gets a token in the answer",
+         "type": "object", "required": ["name"], "additionalProperties": False,
+         "properties": {"name": {"type": "string"}, "seed": {"type": "string"}}},
+        {"title": "Bot", "description": "A bot: plays at once whenever it is its turn",
+         "type": "object", "required": ["bot"], "additionalProperties": False,
+         "properties": {"bot": {"$ref": "#/components/schemas/BotLevel"},
+                        "name": {"type": "string"}}},
+        {"title": "Open seat", "description": "A human seat that POST /games/{game_id}/join fills",
+         "type": "object", "required": ["open"], "additionalProperties": False,
+         "properties": {"open": {"type": "boolean", "enum": [True]}}},
     ]
 }  # fmt: skip
 
@@ -43,14 +48,33 @@ class StrictBoolean(fields.Boolean):
         return value
 
 
+def _doc(text: str, **more: Any) -> dict[str, Any]:
+    return {"metadata": {"description": text, **more}}
+
+
+SEAT = "A seat number, 0 to players-1; seats 0 and 2 form side 0, seats 1 and 3 side 1"
+SIDE = "A side: one player, or one team of two in a four-player game (0 or 1)"
+NAME = "A player's name, 1 to 40 characters"
+SEED = (
+    "Up to 64 characters of the player's own, mixed into the shuffle of every round "
+    "(FAIRNESS.md), so that no side alone decides the deal"
+)
+BOT = "The bot playing this seat, or null for a human seat"
+
+
 # ---------------------------------------------------------------- requests
 class PlayerSchema(StrictSchema):
-    """A human seated now (name, seed), a bot (bot, name), or an open seat (open)."""
+    """A seat of a new game: a human seated now (name, seed), a bot (bot, name), or an open
+    seat (open) for a second player to take with POST /games/{game_id}/join."""
 
-    name = fields.String(validate=[validate.Length(min=1, max=40), TEXT])
-    seed = fields.String(validate=[validate.Length(max=64), TEXT])
-    bot = fields.String(validate=validate.OneOf(BOT_LEVELS))
-    open = StrictBoolean()
+    name = fields.String(validate=[validate.Length(min=1, max=40), TEXT], **_doc(NAME))
+    seed = fields.String(validate=[validate.Length(max=64), TEXT], **_doc(SEED))
+    bot = Ref(
+        "BotLevel",
+        validate=validate.OneOf(BOT_LEVELS),
+        metadata={"description": "Makes this seat a bot of that level"},
+    )
+    open = StrictBoolean(**_doc("true: a human seat left open, to be joined later"))
 
     @validates_schema
     def check_kind(self, data: dict[str, Any], **_kwargs: Any) -> None:
@@ -66,39 +90,69 @@ class PlayerSchema(StrictSchema):
             raise ValidationError("a human seat needs a name", "name")
 
 
+_DEFAULTS = Rules().to_dict()
+
+
+def _rule_doc(name: str) -> dict[str, Any]:
+    """An option's description, from the words GET /rules shows (app/engine/catalog.py)."""
+    label, explanation = OPTION_HELP.get(name, (name, ""))
+    values = "".join(f" `{value}`: {help}." for value, help in VALUE_HELP.get(name, {}).items())
+    return _doc(f"{label}: {explanation}{values} Default: `{json.dumps(_DEFAULTS[name])}`.")
+
+
 def _rule_field(name: str) -> fields.Field:
+    doc = _rule_doc(name)
     if name in CHOICES:
-        return fields.String(validate=validate.OneOf(CHOICES[name]))
+        return fields.String(validate=validate.OneOf(CHOICES[name]), **doc)
     if name in NULLABLE_LIMITS:
         low, high = NULLABLE_LIMITS[name]
         return fields.Integer(
-            strict=True, allow_none=True, validate=validate.Range(min=low, max=high)
+            strict=True, allow_none=True, validate=validate.Range(min=low, max=high), **doc
         )
     low, high = LIMITS[name]
-    return fields.Integer(strict=True, validate=validate.Range(min=low, max=high))
+    return fields.Integer(strict=True, validate=validate.Range(min=low, max=high), **doc)
 
 
 RulesSchema = Schema.from_dict(
     {name: _rule_field(name) for name in [*CHOICES, *LIMITS, *NULLABLE_LIMITS]}
-    | {"basra_on_final_play": StrictBoolean()},
+    | {"basra_on_final_play": StrictBoolean(**_rule_doc("basra_on_final_play"))},
     name="RulesSchema",
 )
 RulesSchema.Meta.unknown = RAISE
+RulesSchema.__doc__ = (
+    "The options of RULES.md; any left out take their default. Unknown keys are refused."
+)
+
+# The same options as a game answers them: every one present, with its effective value.
+EffectiveRulesSchema = Schema.from_dict(
+    {name: _rule_field(name) for name in [*CHOICES, *LIMITS, *NULLABLE_LIMITS]}
+    | {"basra_on_final_play": StrictBoolean(**_rule_doc("basra_on_final_play"))},
+    name="EffectiveRulesSchema",
+)
+for _field in EffectiveRulesSchema._declared_fields.values():
+    _field.required = True
+EffectiveRulesSchema.__doc__ = "Every option of RULES.md with the value this game plays by."
 
 
 class CreateGameSchema(StrictSchema):
+    """A new game: its seats, its rules, and (for puzzles and tests) round 1's deck."""
+
     players = fields.List(
         fields.Nested(PlayerSchema, metadata=PLAYER_KINDS),
         required=True,
         validate=validate.Length(min=2, max=4),
-        metadata={"oneOf": [{"maxItems": 2}, {"minItems": 4}]},  # 2 or 4, see check_players
+        metadata={
+            "not": {"minItems": 3, "maxItems": 3},  # 2 or 4, see check_players
+            "description": "The seats in order, seat 0 first: 2 or 4 entries",
+        },
     )
-    rules = fields.Nested(RulesSchema)
+    rules = fields.Nested(RulesSchema, **_doc("Options of RULES.md; left out: the defaults"))
     deck = fields.List(
-        fields.String(metadata=CARD_INPUT),
+        Ref("CardInput"),
         validate=validate.Length(equal=52),
         metadata={
-            "description": "The 52 distinct card codes, top first: round 1 deals it",
+            "description": "The 52 distinct cards, top first: round 1 deals this deck instead "
+            "of a shuffle (later rounds are shuffled as usual)",
             "uniqueItems": True,
         },
     )
@@ -110,12 +164,22 @@ class CreateGameSchema(StrictSchema):
 
 
 class JoinSchema(StrictSchema):
-    name = fields.String(required=True, validate=[validate.Length(min=1, max=40), TEXT])
-    seed = fields.String(validate=[validate.Length(max=64), TEXT])
+    """The player taking the lowest open seat."""
+
+    name = fields.String(required=True, validate=[validate.Length(min=1, max=40), TEXT],
+                         **_doc(NAME))  # fmt: skip
+    seed = fields.String(validate=[validate.Length(max=64), TEXT], **_doc(SEED))
 
 
 class MoveSchema(StrictSchema):
-    card = fields.String(required=True, validate=validate.Length(max=16), metadata=CARD_INPUT)
+    """The card to play from the caller's hand."""
+
+    card = Ref(
+        "CardInput",
+        required=True,
+        validate=validate.Length(max=16),
+        metadata={"description": "A card of your hand (any letter case)"},
+    )
 
 
 class QuerySchema(Schema):
@@ -124,11 +188,19 @@ class QuerySchema(Schema):
 
 
 class EventsQuerySchema(QuerySchema):
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**31 - 1))
+    after = fields.Integer(
+        load_default=0,
+        validate=validate.Range(min=0, max=2**31 - 1),
+        **_doc("Only the events after this sequence number (0: from the start)"),
+    )
 
 
 class ReplayQuerySchema(QuerySchema):
-    step = fields.Integer(load_default=0, validate=validate.Range(min=0, max=2**31 - 1))
+    step = fields.Integer(
+        load_default=0,
+        validate=validate.Range(min=0, max=2**31 - 1),
+        **_doc("How many moves to replay, 0 (right after the first deal) to the game's `moves`"),
+    )
 
 
 class StreamQuerySchema(QuerySchema):
@@ -139,179 +211,316 @@ class StreamQuerySchema(QuerySchema):
 
 
 class GamesQuerySchema(QuerySchema):
-    status = fields.String(validate=validate.OneOf(["waiting", "active", "finished"]))
-    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100))
-    cursor = fields.String(validate=validate.Length(max=200))
+    status = Ref(
+        "GameStatus",
+        validate=validate.OneOf(STATUSES),
+        metadata={"description": "Only games with this status"},
+    )
+    limit = fields.Integer(
+        load_default=20,
+        validate=validate.Range(min=1, max=100),
+        **_doc("At most this many games in the page"),
+    )
+    cursor = fields.String(
+        validate=validate.Length(max=200),
+        **_doc("The `next_cursor` of the previous page, to read the next one"),
+    )
 
 
 # ---------------------------------------------------------------- responses
+BASRA = "`basra`, `jack_basra`, or null when the move was no basra"
+
+
 class MoveOutSchema(Schema):
-    n = fields.Integer(required=True)
-    round = fields.Integer(required=True)
-    seat = fields.Integer(required=True)
-    card = fields.String(required=True, metadata=CARD_EXAMPLE)
-    captured = fields.List(fields.String(), required=True)
-    basra = fields.String(
-        allow_none=True, required=True, metadata={"enum": ["basra", "jack_basra", None]}
+    """A move: the card a seat played and the floor cards it took."""
+
+    n = fields.Integer(required=True, **_doc("The move's number in the game, from 1"))
+    round = fields.Integer(required=True, **_doc("The round it was played in, from 1"))
+    seat = fields.Integer(required=True, **_doc("The seat that played it"))
+    card = card("The card played", required=True)
+    captured = cards(
+        "The floor cards it took (the played card joins them in the pile); [] means the "
+        "card was trailed: it stays on the floor",
+        required=True,
     )
+    basra = Ref("BasraKind", allow_none=True, required=True, metadata={"description": BASRA})
 
 
 class LegalMoveSchema(Schema):
-    card = fields.String(required=True)
-    captured = fields.List(fields.String(), required=True)
-    basra = fields.String(allow_none=True, required=True)
+    """What one card of your hand would do if you played it now."""
+
+    card = card("A card of your hand", required=True)
+    captured = cards("The floor cards it would take ([]: it would be trailed)", required=True)
+    basra = Ref("BasraKind", allow_none=True, required=True, metadata={"description": BASRA})
 
 
 class SeatViewSchema(Schema):
-    seat = fields.Integer(required=True)
-    name = fields.String(allow_none=True, required=True)
-    bot = fields.String(allow_none=True, required=True)
-    open = fields.Boolean(required=True)
-    side = fields.Integer(required=True)
-    hand_size = fields.Integer(required=True)
+    """A seat as everyone may see it."""
+
+    seat = fields.Integer(required=True, **_doc(SEAT))
+    name = fields.String(allow_none=True, required=True, **_doc("The player's name; null: open"))
+    bot = Ref("BotLevel", allow_none=True, required=True, metadata={"description": BOT})
+    open = fields.Boolean(required=True, **_doc("true: nobody has taken this seat yet"))
+    side = fields.Integer(required=True, **_doc(SIDE))
+    hand_size = fields.Integer(required=True, **_doc("How many cards the seat holds"))
 
 
 class SideSchema(Schema):
-    side = fields.Integer(required=True)
-    seats = fields.List(fields.Integer(), required=True)
+    """A side's pile and score, as everyone may see them."""
+
+    side = fields.Integer(required=True, **_doc(SIDE))
+    seats = fields.List(fields.Integer(), required=True, **_doc("The seats of this side"))
     captured = fields.Integer(
-        required=True, metadata={"description": "cards in the pile this round"}
+        required=True, **_doc("Cards in the side's pile this round (played and taken)")
     )
-    basras = fields.Integer(required=True)
-    jack_basras = fields.Integer(required=True)
-    score = fields.Integer(required=True, metadata={"description": "match total"})
+    basras = fields.Integer(required=True, **_doc("Regular basras this round"))
+    jack_basras = fields.Integer(required=True, **_doc("Jack basras this round"))
+    score = fields.Integer(required=True, **_doc("The match total so far"))
 
 
 class RoundSchema(Schema):
-    round = fields.Integer(required=True)
-    points = fields.List(fields.Integer(), required=True)
-    cards = fields.List(fields.Integer(), required=True)
-    majority = fields.Integer(allow_none=True, required=True)
+    """The result of a finished round."""
+
+    round = fields.Integer(required=True, **_doc("The round's number, from 1"))
+    points = fields.List(
+        fields.Integer(), required=True, **_doc("Points scored in the round, one per side")
+    )
+    cards = fields.List(
+        fields.Integer(), required=True, **_doc("Cards captured in the round, one per side")
+    )
+    majority = fields.Integer(
+        allow_none=True,
+        required=True,
+        **_doc("The side given the majority points, or null (a tie, RULES.md 5.2)"),
+    )
     basras = fields.List(
-        fields.Integer(), required=True, metadata={"description": "basras per side that round"}
+        fields.Integer(), required=True, **_doc("Basras made in the round, one per side")
     )
     jack_basras = fields.List(
-        fields.Integer(), required=True, metadata={"description": "jack basras per side"}
+        fields.Integer(), required=True, **_doc("Jack basras made in the round, one per side")
     )
 
 
 class ViewSchema(Schema):
-    id = fields.String(required=True)
-    status = fields.String(
-        required=True, validate=validate.OneOf(["waiting", "active", "finished"])
+    """A game as one seat (or a spectator, without a token) may see it: RULES.md section 7.
+    Nobody sees the stock's order or another seat's hand while the game is on."""
+
+    id = fields.String(required=True, **_doc("The game's id"))
+    status = Ref(
+        "GameStatus",
+        required=True,
+        validate=validate.OneOf(STATUSES),
+        metadata={"description": "Where the game is in its life"},
     )
-    version = fields.Integer(required=True)
-    round = fields.Integer(required=True)
-    dealer = fields.Integer(required=True)
-    turn = fields.Integer(allow_none=True, required=True)
-    floor = fields.List(fields.String(), required=True)
-    stock = fields.Integer(required=True, metadata={"description": "cards left to deal"})
-    target_score = fields.Integer(required=True)
-    seats = fields.List(fields.Nested(SeatViewSchema), required=True)
-    sides = fields.List(fields.Nested(SideSchema), required=True)
-    last_capturer = fields.Integer(allow_none=True, required=True)
-    last_move = fields.Nested(MoveOutSchema, allow_none=True, required=True)
-    rounds = fields.List(fields.Nested(RoundSchema), required=True)
-    winner = fields.Integer(allow_none=True, required=True)
+    version = fields.Integer(
+        required=True,
+        **_doc("+1 per change of the game (a move, a deal, a join...); also the ETag"),
+    )
+    round = fields.Integer(required=True, **_doc("The round being played, from 1 (0: waiting)"))
+    dealer = fields.Integer(required=True, **_doc("The seat that dealt this round"))
+    turn = fields.Integer(
+        allow_none=True, required=True, **_doc("The seat to play, or null when nobody is")
+    )
+    floor = cards("The cards face up on the table, in the order they were laid", required=True)
+    stock = fields.Integer(required=True, **_doc("How many cards are left to deal"))
+    target_score = fields.Integer(required=True, **_doc("The score that ends the match"))
+    seats = fields.List(fields.Nested(SeatViewSchema), required=True, **_doc("Every seat"))
+    sides = fields.List(fields.Nested(SideSchema), required=True, **_doc("Both sides"))
+    last_capturer = fields.Integer(
+        allow_none=True,
+        required=True,
+        **_doc("The seat that captured last this round: it takes the floor at the round's end"),
+    )
+    last_move = fields.Nested(
+        MoveOutSchema, allow_none=True, required=True, **_doc("The latest move of this round")
+    )
+    rounds = fields.List(
+        fields.Nested(RoundSchema), required=True, **_doc("Every finished round, in order")
+    )
+    winner = fields.Integer(
+        allow_none=True, required=True, **_doc("The winning side once the match is over")
+    )
     resigned = fields.Integer(
-        allow_none=True, metadata={"description": "the side that resigned, if the match ended so"}
+        allow_none=True, **_doc("The side that resigned, if the match ended so")
     )
-    you = fields.Integer(metadata={"description": "your seat (a seat's own view only)"})
-    hand = fields.List(fields.String(), metadata={"description": "your hand (own view only)"})
+    you = fields.Integer(**_doc("Your seat (a seat's own view only)"))
+    hand = cards("Your hand (a seat's own view only)")
     legal_moves = fields.List(
         fields.Nested(LegalMoveSchema),
-        metadata={"description": "on your turn: what each card would do"},
+        **_doc("On your turn only: what each card of your hand would take"),
     )
 
 
 class CreatedSeatSchema(Schema):
-    seat = fields.Integer(required=True)
-    name = fields.String(allow_none=True, required=True)
-    bot = fields.String(allow_none=True, required=True)
-    open = fields.Boolean(required=True)
-    token = fields.String(metadata={"description": "bearer token of a human seat, shown once"})
+    """A seat of the new game; a human seat created now carries its token."""
+
+    seat = fields.Integer(required=True, **_doc(SEAT))
+    name = fields.String(allow_none=True, required=True, **_doc("The player's name; null: open"))
+    bot = Ref("BotLevel", allow_none=True, required=True, metadata={"description": BOT})
+    open = fields.Boolean(required=True, **_doc("true: a seat left for someone to join"))
+    token = fields.String(
+        **_doc(
+            "The bearer token that acts as this seat (`Authorization: Bearer <token>`); shown "
+            "once, here, for each human seat created now. Keep it secret."
+        )
+    )
 
 
 class FairnessSchema(Schema):
-    algorithm = fields.String(required=True)
-    commitment = fields.String(required=True)
-    client_seed = fields.String(allow_none=True)
-    server_seed = fields.String(allow_none=True)
+    """The commit-reveal proof of the shuffle (FAIRNESS.md)."""
+
+    algorithm = fields.String(required=True, **_doc("The shuffle's name and version"))
+    commitment = fields.String(
+        required=True, **_doc("SHA-256 of the server seed, published before the first deal")
+    )
+    client_seed = fields.String(
+        allow_none=True, **_doc("The players' seeds combined; null until the game is dealt")
+    )
+    server_seed = fields.String(
+        allow_none=True,
+        **_doc("The server's secret seed, revealed (hex) once the game is over; null before"),
+    )
 
 
 class CreatedGameSchema(Schema):
-    id = fields.String(required=True)
-    status = fields.String(required=True)
-    seats = fields.List(fields.Nested(CreatedSeatSchema), required=True)
-    rules = fields.Dict(required=True)
-    fairness = fields.Nested(FairnessSchema, required=True)
+    """The new game, with the tokens of its human seats (shown only here)."""
+
+    id = fields.String(required=True, **_doc("The game's id, as in `Location: /games/{id}`"))
+    status = Ref(
+        "GameStatus", required=True, metadata={"description": "active unless a seat is open"}
+    )
+    seats = fields.List(fields.Nested(CreatedSeatSchema), required=True, **_doc("Every seat"))
+    rules = fields.Nested(EffectiveRulesSchema, required=True, **_doc("The rules it plays by"))
+    fairness = fields.Nested(FairnessSchema, required=True, **_doc("The shuffle's commitment"))
     moves = fields.List(
         fields.Nested(MoveOutSchema),
         required=True,
-        metadata={"description": "moves bots made inside this request"},
+        **_doc("Moves the bots made inside this request (a bot may lead)"),
     )
-    state = fields.Nested(ViewSchema, required=True)
+    state = fields.Nested(
+        ViewSchema,
+        required=True,
+        **_doc("The creator's view: the first human seat's, else a spectator's"),
+    )
 
 
 class JoinedSchema(Schema):
-    seat = fields.Integer(required=True)
-    token = fields.String(required=True)
-    moves = fields.List(fields.Nested(MoveOutSchema), required=True)
-    state = fields.Nested(ViewSchema, required=True)
+    """The seat taken, its token (shown only here) and its view."""
+
+    seat = fields.Integer(required=True, **_doc("The seat you took"))
+    token = fields.String(required=True, **_doc("Your seat's bearer token, shown once: keep it"))
+    moves = fields.List(
+        fields.Nested(MoveOutSchema),
+        required=True,
+        **_doc("Moves bots made inside this request, once the game was dealt"),
+    )
+    state = fields.Nested(ViewSchema, required=True, **_doc("Your view of the game"))
 
 
 class MoveResultSchema(Schema):
-    moves = fields.List(fields.Nested(MoveOutSchema), required=True)
-    state = fields.Nested(ViewSchema, required=True)
+    """What a move request applied, and the caller's view after it."""
+
+    moves = fields.List(
+        fields.Nested(MoveOutSchema),
+        required=True,
+        **_doc("Every move this request applied: yours first, then the bots' replies"),
+    )
+    state = fields.Nested(ViewSchema, required=True, **_doc("Your view after those moves"))
 
 
 class MovesSchema(Schema):
-    moves = fields.List(fields.Nested(MoveOutSchema), required=True)
+    """Every move of the game so far (public information)."""
+
+    moves = fields.List(fields.Nested(MoveOutSchema), required=True, **_doc("In order"))
 
 
 class EventSchema(Schema):
-    seq = fields.Integer(required=True)
-    type = fields.String(required=True)
-    data = fields.Dict(required=True)
-    at = fields.String(required=True)
-    hash = fields.String(required=True)
+    """One entry of the game's append-only, hash-chained log."""
+
+    seq = fields.Integer(required=True, **_doc("The entry's number, from 1 (= the version)"))
+    type = Ref("EventType", required=True, metadata={"description": "What happened"})
+    data = fields.Dict(
+        required=True,
+        **_doc(
+            "The event's fields (cards as `Card` codes). While the game is on, a `RoundDealt` "
+            "has no `deck`: the whole log opens once the game is over"
+        ),
+    )
+    at = fields.String(required=True, **_doc("When it was appended (ISO 8601, UTC)"))
+    hash = fields.String(
+        required=True,
+        **_doc("SHA-256 over this entry and the previous entry's hash (hex): the chain"),
+    )
 
 
 class EventsSchema(Schema):
-    events = fields.List(fields.Nested(EventSchema), required=True)
+    """A part of the game's log, oldest first."""
+
+    events = fields.List(fields.Nested(EventSchema), required=True, **_doc("Oldest first"))
 
 
 class ReplayStateSchema(ViewSchema):
-    hands = fields.List(fields.List(fields.String()), required=True)
-    stock = fields.List(fields.String(), required=True)  # type: ignore[assignment]
-    stock_size = fields.Integer(required=True)
-    piles = fields.List(fields.List(fields.String()), required=True)
+    """The complete state of a finished game at one step: every card's place."""
+
+    hands = fields.List(
+        fields.List(Ref("Card")), required=True, **_doc("Every seat's hand, seat 0 first")
+    )
+    stock = fields.List(  # type: ignore[assignment]
+        Ref("Card"), required=True, **_doc("The cards left to deal, top first")
+    )
+    stock_size = fields.Integer(required=True, **_doc("How many cards are left to deal"))
+    piles = fields.List(
+        fields.List(Ref("Card")),
+        required=True,
+        **_doc("Each side's capture pile this round, side 0 first"),
+    )
 
 
 class ReplaySchema(Schema):
-    step = fields.Integer(required=True)
-    moves = fields.Integer(required=True, metadata={"description": "moves in the whole game"})
-    state = fields.Nested(ReplayStateSchema, required=True)
+    """A finished game replayed to one step."""
+
+    step = fields.Integer(required=True, **_doc("The moves replayed (0: the first deal)"))
+    moves = fields.Integer(required=True, **_doc("How many moves the whole game has"))
+    state = fields.Nested(ReplayStateSchema, required=True, **_doc("The state after `step`"))
 
 
 class VerifySchema(Schema):
-    ok = fields.Boolean(required=True)
-    checks = fields.Dict(required=True)
+    """The audit of one game."""
+
+    ok = fields.Boolean(required=True, **_doc("true when every check passed"))
+    checks = fields.Dict(
+        required=True,
+        **_doc(
+            "One entry per check, each with its own `ok`: `hash_chain` (the log is intact), "
+            "`replay` (replaying it gives the stored state), and once over `commitment` (the "
+            "revealed seed matches) and `decks` (it re-derives every shuffled deck)"
+        ),
+    )
 
 
 class GameSummarySchema(Schema):
-    id = fields.String(required=True)
-    status = fields.String(required=True)
-    version = fields.Integer(required=True)
-    created_at = fields.String(required=True)
-    seats = fields.List(fields.Dict(), required=True)
-    scores = fields.List(fields.Integer(), required=True)
-    winner = fields.Integer(allow_none=True, required=True)
+    """A game in a listing."""
+
+    id = fields.String(required=True, **_doc("The game's id"))
+    status = Ref("GameStatus", required=True, metadata={"description": "The game's status"})
+    version = fields.Integer(required=True, **_doc("The game's version"))
+    created_at = fields.String(required=True, **_doc("When it was created (ISO 8601)"))
+    seats = fields.List(
+        fields.Dict(), required=True, **_doc("Every seat: `seat`, `name` and `bot`")
+    )
+    scores = fields.List(fields.Integer(), required=True, **_doc("Match totals, one per side"))
+    winner = fields.Integer(allow_none=True, required=True, **_doc("The winning side, or null"))
 
 
 class GamesPageSchema(Schema):
-    games = fields.List(fields.Nested(GameSummarySchema), required=True)
-    next_cursor = fields.String(allow_none=True, required=True)
+    """A page of games, newest first."""
+
+    games = fields.List(fields.Nested(GameSummarySchema), required=True, **_doc("Newest first"))
+    next_cursor = fields.String(
+        allow_none=True,
+        required=True,
+        **_doc("Pass it as `cursor` to read the next page; null on the last page"),
+    )
 
 
 # ---------------------------------------------------------------- stream records
@@ -362,19 +571,23 @@ STREAM_RECORDS: dict[str, type[Schema]] = {
 
 
 class HealthSchema(Schema):
-    status = fields.String(required=True)
+    status = fields.String(required=True, **_doc("`ok`"))
 
 
 class ProblemSchema(Schema):
-    type = fields.String(required=True)
-    title = fields.String(required=True)
-    status = fields.Integer(required=True)
-    detail = fields.String(required=True)
-    code = fields.String(required=True)
-    errors = fields.Dict(metadata={"description": "invalid_request: the offending fields"})
-    version = fields.Integer(metadata={"description": "version_mismatch: the game's version now"})
+    """A refusal (RFC 9457). A refused request changed nothing."""
+
+    type = fields.String(required=True, **_doc("`/problems/<code>`"))
+    title = fields.String(required=True, **_doc("A short summary of the code"))
+    status = fields.Integer(required=True, **_doc("The HTTP status"))
+    detail = fields.String(required=True, **_doc("What was wrong with this request"))
+    code = Ref("ProblemCode", required=True, metadata={"description": "The stable code"})
+    errors = fields.Dict(
+        **_doc("`invalid_request`: the offending fields, each with what was wrong")
+    )
+    version = fields.Integer(**_doc("`version_mismatch`: the game's version now"))
     request_id = fields.String(
-        metadata={"description": "The request's id, as in its X-Request-ID header (for the logs)"}
+        **_doc("The request's id, as in its X-Request-ID header (for the logs)")
     )
 
 

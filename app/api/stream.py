@@ -13,7 +13,8 @@ from flask.views import MethodView
 from app import metrics
 from app.api import schemas
 from app.api.errors import ApiError
-from app.api.games import _db, _problems, blp
+from app.api.contract import problems
+from app.api.games import _db, blp
 from app.api.requests import query
 from app.services import feed
 from app.services.hub import Hub
@@ -107,7 +108,7 @@ class StreamResource(MethodView):
                     for name, schema in schemas.STREAM_RECORDS.items()
                 },
             },
-            **_problems(404, 422, 429),
+            **problems("not_found", "invalid_request"),
         },
     )
     def get(self, game_id: str) -> Response:

@@ -14,6 +14,8 @@ from app.services.tokens import hash_token, same_hash
 WAITING = "waiting"
 ACTIVE = "active"
 FINISHED = "finished"
+# Every status a game can have, in the order a game goes through them (openapi.yaml's GameStatus).
+STATUSES = (WAITING, ACTIVE, FINISHED)
 
 
 @dataclass

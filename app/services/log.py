@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from app.engine import Event, event_to_dict
+from app.engine import EVENT_TYPES_BY_NAME, Event, event_to_dict
 from app.persistence import EventRow
 
 GENESIS_HASH = "0" * 64
@@ -19,6 +19,8 @@ SEAT_JOINED = "SeatJoined"
 SEED_REVEALED = "SeedRevealed"
 ROUND_DEALT = "RoundDealt"
 CARD_PLAYED = "CardPlayed"
+# Every type of entry the log can hold (openapi.yaml's EventType): a new one goes here too.
+EVENT_TYPES = (GAME_CREATED, SEAT_JOINED, *EVENT_TYPES_BY_NAME, SEED_REVEALED)
 
 
 def now_text() -> str:

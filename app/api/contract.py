@@ -1,0 +1,216 @@
+"""The contract's closed sets as OpenAPI components, and the problems each operation can answer.
+
+Every list here is read from the code that decides it (the engine's 52 cards, the bot levels,
+the game statuses, the log's event types, the one table of problem codes in ``errors.py``), so
+``openapi.yaml`` can neither name a value the server does not know nor miss one it answers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apispec import BasePlugin
+from marshmallow import fields
+
+from app.api.errors import PROBLEM_JSON, PROBLEMS
+from app.engine import BASRA, JACK_BASRA
+from app.engine.bots import BOT_LEVELS
+from app.engine.catalog import BOT_HELP
+from app.engine.cards import FULL_DECK, RANKS, SUITS
+from app.services.loading import STATUSES
+from app.services.log import EVENT_TYPES
+
+CARD_CODES: tuple[str, ...] = tuple(str(card) for card in FULL_DECK)
+# What the server accepts for a card: the code in any letter case (Card.parse upper-cases it).
+CARD_INPUT_PATTERN = "^(?:[2-9AJQKajqk]|10)[SHDCshdc]$"
+
+
+def ref(component: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{component}"}
+
+
+COMPONENTS: dict[str, dict[str, Any]] = {
+    "Card": {
+        "type": "string",
+        "enum": list(CARD_CODES),
+        "description": (
+            f"A card: its rank ({', '.join(RANKS)}) then its suit ({', '.join(SUITS)}: spades, "
+            "hearts, diamonds, clubs), so `7D` is the seven of diamonds and `10H` the ten of "
+            "hearts. The server always writes codes in upper case. The 52 codes are listed in "
+            "the canonical order of the fair shuffle (FAIRNESS.md): AS=0 ... KC=51."
+        ),
+        "example": "7D",
+    },
+    "CardInput": {
+        "description": (
+            "A card as a client may send it: a `Card` code, in any letter case (`7D`, `7d`, "
+            "`10h` and `js` are all accepted; answers write them as `7D`, `10H`, `JS`). A "
+            "string of that form that is no card is refused as `invalid_card`."
+        ),
+        "anyOf": [
+            ref("Card"),
+            {"type": "string", "pattern": CARD_INPUT_PATTERN, "maxLength": 3},
+        ],
+        "example": "7D",
+    },
+    "GameStatus": {
+        "type": "string",
+        "enum": list(STATUSES),
+        "description": (
+            "`waiting`: created with open seats, not yet dealt; `active`: being played; "
+            "`finished`: the match is over, the whole log and the server seed are open."
+        ),
+    },
+    "BotLevel": {
+        "type": "string",
+        "enum": list(BOT_LEVELS),
+        "description": "A bot's level: "
+        + "; ".join(f"`{level}` {BOT_HELP[level]}" for level in BOT_LEVELS),
+    },
+    "BasraKind": {
+        "type": "string",
+        "enum": [BASRA, JACK_BASRA],
+        "description": (
+            "`basra`: a capture that emptied the floor (RULES.md 4.1); `jack_basra`: a Jack on "
+            "a lone Jack, a Jack on a lone 7D, or the 7D on a lone Jack (4.2)."
+        ),
+    },
+    "EventType": {
+        "type": "string",
+        "enum": list(EVENT_TYPES),
+        "description": "The kind of an entry of the game's event log; `data` depends on it.",
+    },
+    "ProblemCode": {
+        "type": "string",
+        "enum": list(PROBLEMS),
+        "description": "The stable code of a refusal: "
+        + "; ".join(f"`{code}` ({status}): {title}" for code, (status, title) in PROBLEMS.items()),
+    },
+}
+
+
+def null() -> dict[str, Any]:
+    """OpenAPI 3.0's way to say "or null" inside an anyOf (a fresh dict: no YAML anchors)."""
+    return {"nullable": True, "enum": [None]}
+
+
+OBJECT_OR_NULL = {"type": "object", "nullable": True}
+
+
+class Ref(fields.String):
+    """A string field documented as a reference to one of ``COMPONENTS``."""
+
+    def __init__(self, component: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.component = component
+
+
+def card(description: str, **kwargs: Any) -> Ref:
+    return Ref("Card", metadata={"description": description}, **kwargs)
+
+
+def cards(description: str, **kwargs: Any) -> fields.List:
+    return fields.List(Ref("Card"), metadata={"description": description}, **kwargs)
+
+
+def _component_property(converter: Any, field: fields.Field, ret: dict[str, Any],
+                        **_kwargs: Any) -> dict[str, Any]:  # fmt: skip
+    """Document a ``Ref`` field as ``allOf: [$ref]`` (keeping its description beside it), or
+    ``anyOf: [$ref, null]`` when it may be null (OpenAPI 3.0 has no null type of its own)."""
+    component = getattr(field, "component", None)
+    if component is None:
+        if field.allow_none and OBJECT_OR_NULL in ret.get("anyOf", []):
+            # apispec's null for a nested schema, {"type": "object", ...}, reads as "an
+            # object or null" to generators; say "this schema or null" instead.
+            ret["anyOf"] = [part for part in ret["anyOf"] if part != OBJECT_OR_NULL] + [null()]
+        return {}
+    kept = {key: ret[key] for key in ("description", "readOnly", "writeOnly") if key in ret}
+    ret.clear()
+    ret.update(kept)
+    if field.allow_none:
+        return {"anyOf": [ref(component), null()]}
+    return {"allOf": [ref(component)]}
+
+
+class DescriptionsPlugin(BasePlugin):
+    """A marshmallow schema's docstring becomes its component's description."""
+
+    def schema_helper(self, name: str, definition: Any, **kwargs: Any) -> dict[str, Any] | None:
+        schema = kwargs.get("schema")
+        cls = schema if isinstance(schema, type) else type(schema)
+        doc = cls.__dict__.get("__doc__") if schema is not None else None  # not inherited
+        if not doc:
+            return None
+        return {"description": " ".join(doc.split())}
+
+
+def install(api: Any) -> None:
+    """Register the components, the ``Ref`` converter and the descriptions on ``api``."""
+    plugin = DescriptionsPlugin()
+    plugin.init_spec(api.spec)
+    api.spec.plugins.append(plugin)
+    for name, schema in COMPONENTS.items():
+        api.spec.components.schema(name, schema)
+    api.ma_plugin.converter.add_attribute_function(_component_property)
+    # flask-smorest's own pagination schema: this API pages with cursors, and never uses it.
+    api.spec.components.schemas.pop("PaginationMetadata", None)
+    from app.api.schemas import ProblemSchema  # schemas.py builds on this module
+
+    api.spec.components.schema("Problem", schema=ProblemSchema)
+
+
+# ---------------------------------------------------------------- problems per operation
+# Every operation can also answer these: the request limits and a database that is down.
+ALWAYS = ("rate_limited", "unavailable")
+
+
+def problem_example(code: str, detail: str | None = None) -> dict[str, Any]:
+    status, title = PROBLEMS[code]
+    return {
+        "type": f"/problems/{code}",
+        "title": title,
+        "status": status,
+        "detail": detail or title,
+        "code": code,
+    }
+
+
+def problems(*codes: str, examples: dict[str, dict[str, Any]] | None = None) -> dict[int, Any]:
+    """The 4xx/5xx answers of one operation, one per status, each naming its codes.
+
+    ``examples`` maps a code to a real problem document (recorded from a game by
+    ``app/api/examples.py``); a code without one gets a document built from the table.
+    """
+    by_status: dict[int, list[str]] = {}
+    for code in (*codes, *ALWAYS):
+        if code not in PROBLEMS:
+            raise KeyError(f"{code!r} is not in app/api/errors.py's PROBLEMS")
+        status = PROBLEMS[code][0]
+        if code not in by_status.setdefault(status, []):
+            by_status[status].append(code)
+    recorded = examples or {}
+    answers: dict[int, Any] = {}
+    for status in sorted(by_status):
+        listed = by_status[status]
+        answers[status] = {
+            "description": "A problem (RFC 9457) with `code` "
+            + ", ".join(f"`{code}` ({PROBLEMS[code][1].lower()})" for code in listed),
+            "content": {
+                PROBLEM_JSON: {
+                    "schema": {
+                        "allOf": [
+                            ref("Problem"),
+                            {"type": "object", "properties": {"code": {"enum": listed}}},
+                        ]
+                    },
+                    "examples": {
+                        code: {
+                            "summary": PROBLEMS[code][1],
+                            "value": recorded.get(code) or problem_example(code),
+                        }
+                        for code in listed
+                    },
+                }
+            },
+        }
+    return answers

@@ -1,0 +1,250 @@
+"""The examples of openapi.yaml, taken from a real game played against the app.
+
+``basra examples`` plays a game from a fixed deck through the HTTP API (in process, on a
+throwaway SQLite database), keeps every request body it sent and every answer it got, and
+writes them to ``app/api/examples.json``; ``basra openapi`` then puts them in the document
+(``ExamplesPlugin``). tests/api/test_examples.py replays the same script against the test
+databases and fails when an answer no longer has the shape of its committed example, and
+validates every example against its operation's schemas. So when an answer changes shape:
+run ``basra examples`` and ``basra openapi``, and commit both files.
+
+A new operation gets a step in ``record`` below (``book.exchange(...)``).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+from apispec import BasePlugin
+
+EXAMPLES_FILE = Path(__file__).with_name("examples.json")
+PROBLEMS_KEY = "problems"
+
+# Round 1 of the recorded game: Amira (seat 0) leads with 5D onto 5C 2H 3S 5H, a basra.
+OPENING = {
+    "hands": [["5D", "9S", "KD", "4C"], ["4S", "QH", "JC", "10C"]],
+    "floor": ["5C", "2H", "3S", "5H"],
+}
+
+
+def fixed_deck(hands: list[list[str]], floor: list[str]) -> list[str]:
+    """A whole deck dealing ``hands`` (seat 0 first) and ``floor`` in round 1, the rest in
+    canonical order (the same construction as tests/api/helpers.py's stacked_deck)."""
+    from app.api.contract import CARD_CODES
+
+    top = [code for hand in hands for code in hand] + floor
+    return top + [code for code in CARD_CODES if code not in top]
+
+
+class Book:
+    """Sends requests through a Flask test client and keeps what the examples need."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.examples: dict[str, Any] = {PROBLEMS_KEY: {}}
+
+    def send(self, method: str, url: str, body: Any = None, token: str | None = None,
+             headers: dict[str, str] | None = None, raw: bytes | None = None) -> Any:  # fmt: skip
+        sent = dict(headers or {})
+        if token:
+            sent["Authorization"] = f"Bearer {token}"
+        if raw is not None:
+            return self.client.open(url, method=method, data=raw, headers=sent,
+                                    content_type="application/json")  # fmt: skip
+        return self.client.open(url, method=method, json=body, headers=sent)
+
+    def exchange(self, operation: str, url: str, body: Any = None, *, status: int,
+                 token: str | None = None, headers: dict[str, str] | None = None,
+                 request: tuple[str, str] | None = None) -> dict[str, Any]:  # fmt: skip
+        """Send ``body`` to ``operation`` (``"POST /games"``) and keep the 2xx answer as its
+        example (the first one kept wins); ``request`` = (name, summary) keeps the body too."""
+        method = operation.split(" ", 1)[0]
+        response = self.send(method, url, body, token, headers)
+        answer = response.get_json()
+        if response.status_code != status:
+            raise AssertionError(f"{operation}: {response.status_code} {answer}")
+        entry = self.examples.setdefault(operation, {})
+        entry.setdefault("responses", {}).setdefault(str(status), answer)
+        if request is not None:
+            name, summary = request
+            entry.setdefault("requests", {})[name] = {"summary": summary, "value": body}
+        return dict(answer or {})
+
+    def request_only(self, operation: str, name: str, summary: str, body: Any) -> None:
+        """An example request body that is not sent (a variant of one that was)."""
+        requests = self.examples.setdefault(operation, {}).setdefault("requests", {})
+        requests[name] = {"summary": summary, "value": body}
+
+    def problem(self, code: str, method: str, url: str, body: Any = None, **kwargs: Any) -> None:
+        response = self.send(method, url, body, **kwargs)
+        answer = response.get_json()
+        if not answer or answer.get("code") != code:
+            raise AssertionError(f"{method} {url}: expected {code}, got {answer}")
+        self.examples[PROBLEMS_KEY].setdefault(code, answer)
+
+
+def record(client: Any) -> dict[str, Any]:
+    """Play the example game through ``client``; the examples, keyed by operation."""
+    book = Book(client)
+    versus_bot, amira = _create_games(book)
+    game_id = versus_bot["id"]
+    open_game, badr, amira_b = _join(book)
+    book.exchange("GET /games/{game_id}", f"/games/{game_id}", status=200, token=amira)
+    book.exchange(
+        "POST /games/{game_id}/moves", f"/games/{game_id}/moves", {"card": "5D"}, status=201,
+        token=amira, request=("card", "Play a card (the 5D takes 5C 5H and 2H+3S: a basra)"),
+    )  # fmt: skip
+    book.request_only("POST /games/{game_id}/moves", "lower_case", "Lower case is accepted",
+                      {"card": "9s"})  # fmt: skip
+    _refusals(book, game_id, amira, open_game, badr, amira_b)
+    _play(book, game_id, amira, moves=2)
+    book.exchange("GET /games/{game_id}/moves", f"/games/{game_id}/moves", status=200)
+    book.exchange("GET /games/{game_id}/events", f"/games/{game_id}/events?after=3",
+                  status=200, token=amira)  # fmt: skip
+    _play(book, game_id, amira)
+    book.problem("game_not_active", "POST", f"/games/{game_id}/moves", {"card": "AS"},
+                 token=amira)  # fmt: skip
+    book.exchange("GET /games/{game_id}/replay", f"/games/{game_id}/replay?step=1", status=200)
+    book.exchange("GET /games/{game_id}/verify", f"/games/{game_id}/verify", status=200)
+    book.exchange("GET /games/{game_id}/fairness", f"/games/{game_id}/fairness", status=200)
+    book.exchange("GET /games", "/games?limit=2", status=200)
+    return book.examples
+
+
+def _create_games(book: Book) -> tuple[dict[str, Any], str]:
+    deck = fixed_deck(OPENING["hands"], OPENING["floor"])
+    body = {
+        "players": [{"name": "Amira", "seed": "amira-7f3c"}, {"bot": "greedy", "name": "Ghada"}],
+        "rules": {"target_score": 31},
+        "deck": deck,
+    }
+    created = book.exchange(
+        "POST /games", "/games", body, status=201,
+        request=("against_a_bot", "A human against the greedy bot, round 1 from a fixed deck"),
+    )  # fmt: skip
+    book.exchange(
+        "POST /games", "/games", {"players": [{"name": "Amira"}, {"name": "Badr"}]}, status=201,
+        request=("two_humans", "Two humans at one table, dealt by the fair shuffle"),
+    )  # fmt: skip
+    four = {
+        "players": [{"name": "Amira"}, {"bot": "expert"}, {"open": True}, {"bot": "random"}],
+        "rules": {"seven_diamonds": "sum_le_10", "majority_tie": "carry_over"},
+    }
+    book.exchange(
+        "POST /games",
+        "/games",
+        four,
+        status=201,
+        request=("four_seats", "Four seats (two teams): bots, and a seat left open"),
+    )
+    return created, created["seats"][0]["token"]
+
+
+def _join(book: Book) -> tuple[str, str, str]:
+    created = book.exchange(
+        "POST /games", "/games",
+        {"players": [{"name": "Amira", "seed": "amira-7f3c"}, {"open": True}]}, status=201,
+        request=("open_seat", "A seat left open for a second player to join"),
+    )  # fmt: skip
+    game_id = created["id"]
+    joined = book.exchange(
+        "POST /games/{game_id}/join", f"/games/{game_id}/join",
+        {"name": "Badr", "seed": "b4dr"}, status=201,
+        request=("join", "Take the open seat, with a seed of your own for the shuffle"),
+    )  # fmt: skip
+    return game_id, joined["token"], created["seats"][0]["token"]
+
+
+def _refusals(book: Book, game_id: str, amira: str, open_game: str, badr: str,
+              amira_b: str) -> None:  # fmt: skip
+    moves = f"/games/{game_id}/moves"
+    book.problem("not_found", "GET", "/games/0123456789abcdef")
+    book.problem("unauthorized", "POST", moves, {"card": "9S"})
+    book.problem("forbidden", "POST", moves, {"card": "9S"}, token=badr)
+    book.problem("bad_request", "POST", moves, token=amira, raw=b'{"card": 9S}')
+    book.problem("invalid_request", "POST", "/games", {"players": [{"name": "Amira"}]})
+    book.problem("invalid_card", "POST", moves, {"card": "1X"}, token=amira)
+    book.problem("card_not_in_hand", "POST", moves, {"card": "AS"}, token=amira)
+    book.problem("version_mismatch", "POST", moves, {"card": "9S"}, token=amira,
+                 headers={"If-Match": '"1"'})  # fmt: skip
+    key = {"Idempotency-Key": "d3b07384-move-2"}
+    book.send("POST", moves, {"card": "9S"}, amira, key)
+    book.problem("idempotency_conflict", "POST", moves, {"card": "KD"}, token=amira, headers=key)
+    book.problem("payload_too_large", "POST", "/games", raw=b" " * (70 * 1024))
+    book.problem("game_full", "POST", f"/games/{open_game}/join", {"name": "Camelia"})
+    book.problem("game_not_finished", "GET", f"/games/{open_game}/replay")
+    turn = book.client.get(f"/games/{open_game}").get_json()["turn"]
+    book.problem("not_your_turn", "POST", f"/games/{open_game}/moves", {"card": "AS"},
+                 token=badr if turn == 0 else amira_b)  # fmt: skip
+
+
+def _play(book: Book, game_id: str, token: str, moves: int = 10_000) -> None:
+    """Amira plays her first legal card ``moves`` times (or to the end); the bot replies."""
+    view = book.client.get(f"/games/{game_id}", headers={"Authorization": f"Bearer {token}"})
+    state = view.get_json()
+    for _ in range(moves):
+        if state["status"] != "active":
+            return
+        card = state["legal_moves"][0]["card"]
+        state = book.exchange("POST /games/{game_id}/moves", f"/games/{game_id}/moves",
+                              {"card": card}, status=201, token=token)["state"]  # fmt: skip
+
+
+def record_to_file(path: Path = EXAMPLES_FILE) -> Path:
+    """Record the examples on a throwaway SQLite database and write them to ``path``."""
+    import tempfile
+
+    from app import create_app
+    from app.cli import migrate_database
+
+    with tempfile.TemporaryDirectory() as workdir:
+        url = f"sqlite:///{Path(workdir) / 'examples.sqlite3'}"
+        migrate_database(url)
+        app = create_app({"DATABASE_URL": url, "RATE_LIMIT": "off"})
+        try:
+            examples = record(app.test_client())
+        finally:
+            app.extensions["basra_db"].dispose()
+    path.write_text(json.dumps(examples, indent=1, ensure_ascii=False) + "\n")
+    return path
+
+
+def load(path: Path = EXAMPLES_FILE) -> dict[str, Any]:
+    if not path.exists():
+        return {PROBLEMS_KEY: {}}
+    examples: dict[str, Any] = json.loads(path.read_text())
+    return examples
+
+
+class ExamplesPlugin(BasePlugin):
+    """Puts the recorded examples into every operation as apispec builds its path."""
+
+    def __init__(self, examples: dict[str, Any]) -> None:
+        self.examples = examples
+
+    def operation_helper(self, path: str | None = None, operations: dict[str, Any] | None = None,
+                         **_kwargs: Any) -> None:  # fmt: skip
+        for method, operation in (operations or {}).items():
+            entry = self.examples.get(f"{method.upper()} {path}", {})
+            content = (operation.get("requestBody") or {}).get("content", {})
+            if entry.get("requests") and "application/json" in content:
+                content["application/json"]["examples"] = entry["requests"]
+            for status, response in operation.get("responses", {}).items():
+                if not isinstance(response, dict):
+                    continue
+                media = response.get("content", {})
+                answer = entry.get("responses", {}).get(str(status))
+                if answer is not None and "application/json" in media:
+                    media["application/json"]["example"] = answer
+                self._problem_examples(media)
+
+    def _problem_examples(self, media: dict[str, Any]) -> None:
+        from app.api.errors import PROBLEM_JSON
+
+        recorded = self.examples.get(PROBLEMS_KEY, {})
+        for code, example in media.get(PROBLEM_JSON, {}).get("examples", {}).items():
+            if code in recorded:
+                example["value"] = copy.deepcopy(recorded[code])  # no YAML anchors
