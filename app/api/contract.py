@@ -15,8 +15,8 @@ from marshmallow import fields
 from app.api.errors import PROBLEM_JSON, PROBLEMS
 from app.engine import BASRA, JACK_BASRA
 from app.engine.bots import BOT_LEVELS
-from app.engine.catalog import BOT_HELP
 from app.engine.cards import FULL_DECK, RANKS, SUITS
+from app.engine.catalog import BOT_HELP
 from app.services.loading import STATUSES
 from app.services.log import EVENT_TYPES
 

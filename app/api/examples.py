@@ -111,6 +111,7 @@ def record(client: Any) -> dict[str, Any]:
     book.exchange("GET /games/{game_id}/verify", f"/games/{game_id}/verify", status=200)
     book.exchange("GET /games/{game_id}/fairness", f"/games/{game_id}/fairness", status=200)
     book.exchange("GET /games", "/games?limit=2", status=200)
+    book.exchange("GET /rules", "/rules", status=200)
     return book.examples
 
 
@@ -195,11 +196,13 @@ def _play(book: Book, game_id: str, token: str, moves: int = 10_000) -> None:
 
 def record_to_file(path: Path = EXAMPLES_FILE) -> Path:
     """Record the examples on a throwaway SQLite database and write them to ``path``."""
+    import logging
     import tempfile
 
     from app import create_app
     from app.cli import migrate_database
 
+    logging.disable(logging.INFO)  # one JSON line per request is noise here
     with tempfile.TemporaryDirectory() as workdir:
         url = f"sqlite:///{Path(workdir) / 'examples.sqlite3'}"
         migrate_database(url)

@@ -7,7 +7,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from app.api import schemas
-from app.api.errors import PROBLEM_JSON
+from app.api.contract import problems
 from app.engine.catalog import game_setup
 
 blp = Blueprint("rules", __name__, url_prefix="/rules", description="Game setup")
@@ -17,20 +17,19 @@ blp = Blueprint("rules", __name__, url_prefix="/rules", description="Game setup"
 class RulesResource(MethodView):
     @blp.doc(
         summary="Every rule option with its allowed values, default and explanation",
+        operationId="getRules",
         description=(
-            "The player counts, bot levels, target-score range and presets, and each key that "
+            "Anyone may read it; nothing changes. The player counts, bot levels, target-score "
+            "range and presets, and each key that "
             "`rules` in `POST /games` accepts. Clients build their setup forms from this "
             "instead of keeping a copy of the rules."
         ),
         responses={
             200: {
-                "description": "OK",
+                "description": "The setup options (cacheable for 5 minutes)",
                 "content": {"application/json": {"schema": schemas.GameSetupSchema}},
             },
-            429: {
-                "description": "A problem (RFC 9457)",
-                "content": {PROBLEM_JSON: {"schema": schemas.ProblemSchema}},
-            },
+            **problems(),
         },
     )
     def get(self) -> Response:

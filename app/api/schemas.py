@@ -593,11 +593,15 @@ class ProblemSchema(Schema):
 
 # ---------------------------------------------------------------- GET /rules
 class RuleOptionSchema(Schema):
+    """One key of `rules` in POST /games: what it means and what it accepts."""
+
     name = fields.String(required=True, metadata={"description": "the key in `rules`"})
     label = fields.String(required=True, metadata={"description": "a short human name"})
     help = fields.String(required=True, metadata={"description": "a one-line explanation"})
     type = fields.String(
-        required=True, validate=validate.OneOf(["choice", "integer", "boolean", "string"])
+        required=True,
+        validate=validate.OneOf(["choice", "integer", "boolean", "string"]),
+        metadata={"description": "the kind of value: which of the fields below apply"},
     )
     default = fields.Raw(required=True, allow_none=True, metadata={"description": "its default"})
     nullable = fields.Boolean(required=True, metadata={"description": "whether null is allowed"})
@@ -611,24 +615,38 @@ class RuleOptionSchema(Schema):
     maximum = fields.Integer(metadata={"description": "the largest allowed value (integer)"})
 
 
-class BotLevelSchema(Schema):
-    level = fields.String(required=True, metadata={"example": "greedy"})
-    help = fields.String(required=True)
+class BotInfoSchema(Schema):
+    """A bot a seat can be given, as `{"bot": level}` in POST /games."""
+
+    level = Ref("BotLevel", required=True, metadata={"description": "the bot's level"})
+    help = fields.String(required=True, metadata={"description": "how it plays, in a line"})
 
 
 class TargetScoreSchema(Schema):
-    default = fields.Integer(required=True)
-    minimum = fields.Integer(required=True)
-    maximum = fields.Integer(required=True)
+    """The range of `target_score` and the usual choices."""
+
+    default = fields.Integer(required=True, metadata={"description": "the default target"})
+    minimum = fields.Integer(required=True, metadata={"description": "the smallest allowed"})
+    maximum = fields.Integer(required=True, metadata={"description": "the largest allowed"})
     presets = fields.List(
         fields.Integer(), required=True, metadata={"description": "usual targets"}
     )
 
 
 class GameSetupSchema(Schema):
-    players = fields.List(fields.Integer(), required=True, metadata={"example": [2, 4]})
-    bots = fields.List(fields.Nested(BotLevelSchema), required=True)
-    target_score = fields.Nested(TargetScoreSchema, required=True)
+    """Everything a game can be set up with, for a client's setup form."""
+
+    players = fields.List(
+        fields.Integer(),
+        required=True,
+        metadata={"example": [2, 4], "description": "the allowed numbers of players"},
+    )
+    bots = fields.List(
+        fields.Nested(BotInfoSchema), required=True, metadata={"description": "every bot level"}
+    )
+    target_score = fields.Nested(
+        TargetScoreSchema, required=True, metadata={"description": "the target's range"}
+    )
     options = fields.List(
         fields.Nested(RuleOptionSchema),
         required=True,
