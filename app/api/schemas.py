@@ -528,35 +528,49 @@ class GamesPageSchema(Schema):
 # `id:` is the version of the game that the event made. Registered as components (see
 # app/api/__init__.py) so that other documents can refer to them.
 class JoinedRecordSchema(Schema):
-    seat = fields.Integer(required=True)
-    name = fields.String(required=True)
+    """Stream record `joined`: a player took an open seat."""
+
+    seat = fields.Integer(required=True, **_doc(SEAT))
+    name = fields.String(required=True, **_doc("The player's name"))
 
 
 class DealtRecordSchema(Schema):
-    round = fields.Integer(required=True)
-    dealer = fields.Integer(required=True, metadata={"description": "no cards: they are hidden"})
+    """Stream record `dealt`: a round was dealt (no cards: they are hidden)."""
+
+    round = fields.Integer(required=True, **_doc("The round dealt, from 1"))
+    dealer = fields.Integer(required=True, **_doc("The seat that dealt it"))
 
 
 class MoveRecordSchema(MoveOutSchema):
-    version = fields.Integer(required=True, metadata={"description": "the game's version after it"})
+    """Stream record `move`: a move (as `GET /games/{game_id}/moves` lists it) and the version."""
+
+    version = fields.Integer(required=True, **_doc("The game's version after this move"))
 
 
 class RoundRecordSchema(RoundSchema):
-    """A `rounds` entry of the view."""
+    """Stream record `round`: a round was scored (an entry of the view's `rounds`)."""
 
 
 class TimeoutRecordSchema(Schema):
-    seat = fields.Integer(required=True)
-    card = fields.String(required=True, metadata={"description": "the card played for the seat"})
+    """Stream record `timeout`: a seat's turn clock ran out and the server played for it."""
+
+    seat = fields.Integer(required=True, **_doc("The seat whose time ran out"))
+    card = card("The card the server played for the seat", required=True)
 
 
 class ResignedRecordSchema(Schema):
-    side = fields.Integer(required=True, metadata={"description": "the side that resigned"})
+    """Stream record `resigned`: a seat resigned, and its side lost the match."""
+
+    side = fields.Integer(required=True, **_doc("The side that resigned"))
 
 
 class OverRecordSchema(Schema):
-    winner = fields.Integer(allow_none=True, required=True, metadata={"description": "side"})
-    scores = fields.List(fields.Integer(), required=True, metadata={"description": "per side"})
+    """Stream record `over`: the match is over; the stream ends after it."""
+
+    winner = fields.Integer(
+        allow_none=True, required=True, **_doc("The winning side, or null for a draw")
+    )
+    scores = fields.List(fields.Integer(), required=True, **_doc("Match totals, one per side"))
 
 
 STREAM_RECORDS: dict[str, type[Schema]] = {

@@ -12,8 +12,8 @@ from flask.views import MethodView
 
 from app import metrics
 from app.api import schemas
-from app.api.errors import ApiError
 from app.api.contract import problems
+from app.api.errors import ApiError
 from app.api.games import _db, blp
 from app.api.requests import query
 from app.services import feed
