@@ -42,7 +42,8 @@ class Capture:
 
 def find_capture(floor: Sequence[Card], card: Card, rules: Rules) -> Capture:
     """The capture RULES.md makes compulsory for ``card`` played onto ``floor``."""
-    key = (tuple(c.index for c in floor), card.index, _option_key(rules))
+    # Cards are singletons hashed by identity (cards.py), so the floor itself is the key.
+    key = (tuple(floor), card, rules.seven_diamonds, rules.seven_on_floor, rules.jack_basra)
     cached = _CAPTURES.get(key)
     if cached is None:
         if len(_CAPTURES) >= _CAPTURE_CACHE_SIZE:
@@ -53,10 +54,6 @@ def find_capture(floor: Sequence[Card], card: Card, rules: Rules) -> Capture:
 
 _CAPTURES: dict[tuple[object, ...], Capture] = {}
 _CAPTURE_CACHE_SIZE = 200_000
-
-
-def _option_key(rules: Rules) -> tuple[str, str, str]:
-    return (rules.seven_diamonds, rules.seven_on_floor, rules.jack_basra)
 
 
 def _capture(floor: tuple[Card, ...], card: Card, rules: Rules) -> Capture:

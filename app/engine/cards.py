@@ -1,8 +1,8 @@
 """Cards and their text codes: rank then suit, e.g. ``7D``, ``10H``, ``JS``.
 
 There are exactly 52 card objects, made once at import. ``Card.parse`` hands back
-the shared instance, so cards compare and hash by their canonical index, which keeps
-the capture search and the hot play loop cheap.
+the shared instance, so two cards are equal exactly when they are the same object, which
+keeps the capture search and the hot play loop cheap; they sort by their canonical index.
 """
 
 from __future__ import annotations
@@ -19,6 +19,9 @@ RANK_NAMES = {"A": "ace", "J": "jack", "Q": "queen", "K": "king"}
 _VALUES = {rank: index + 1 for index, rank in enumerate(RANKS[:10])}
 
 
+# eq=False and no __eq__/__hash__ of our own: there are exactly 52 instances, so identity
+# is equality, and object's C-level comparison and hash keep `in`, `remove` and sets of
+# cards cheap in the hot play loop (a Python __eq__ was the most called function there).
 @dataclass(frozen=True, slots=True, eq=False)
 class Card:
     """One of the 52 cards. Build it with ``Card.parse``; never directly."""
@@ -54,14 +57,8 @@ class Card:
     def __repr__(self) -> str:
         return f"Card.parse({str(self)!r})"
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Card) and other.index == self.index
-
     def __lt__(self, other: Card) -> bool:
         return self.index < other.index
-
-    def __hash__(self) -> int:
-        return self.index
 
     def __reduce__(self) -> tuple[object, tuple[str]]:
         return (Card.parse, (str(self),))

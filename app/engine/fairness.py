@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import struct
 from collections.abc import Iterator, Sequence
 
 from app.engine.cards import FULL_DECK, Card
@@ -17,6 +18,7 @@ from app.engine.cards import FULL_DECK, Card
 ALGORITHM = "basra-shuffle-v1"
 SEED_BYTES = 32
 _TWO_32 = 1 << 32
+_EIGHT_WORDS = struct.Struct(">8I")  # a SHA-256 digest as eight big-endian 32-bit words
 
 
 def new_server_seed() -> bytes:
@@ -37,9 +39,10 @@ def random_words(server_seed: bytes, client: str, round_number: int) -> Iterator
     prefix = f"{ALGORITHM}|{client}|{round_number}|"
     block = 0
     while True:
-        digest = hmac.new(server_seed, f"{prefix}{block}".encode(), hashlib.sha256).digest()
-        for offset in range(0, len(digest), 4):
-            yield int.from_bytes(digest[offset : offset + 4], "big")
+        # hmac.digest is the one-shot C form of hmac.new(...).digest(): same bytes.
+        yield from _EIGHT_WORDS.unpack(
+            hmac.digest(server_seed, f"{prefix}{block}".encode(), "sha256")
+        )
         block += 1
 
 
@@ -57,7 +60,13 @@ def shuffled_deck(server_seed: bytes, client: str, round_number: int) -> tuple[C
     words = random_words(server_seed, client, round_number)
     deck = list(FULL_DECK)
     for i in range(len(deck) - 1, 0, -1):
-        j = uniform(words, i + 1)
+        # ``uniform(words, i + 1)`` inlined: a deal is 51 of these, on every round.
+        n = i + 1
+        limit = _TWO_32 - (_TWO_32 % n)
+        word = next(words)
+        while word >= limit:
+            word = next(words)
+        j = word % n
         deck[i], deck[j] = deck[j], deck[i]
     return tuple(deck)
 

@@ -4,9 +4,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from app.engine.capture import BASRA, JACK_BASRA, Capture, find_capture
 from app.engine.cards import FULL_DECK, Card
@@ -137,7 +138,7 @@ def legal_captures(state: GameState) -> list[Capture]:
 
 
 def _is_final_play(state: GameState) -> bool:
-    return not state.stock and sum(len(hand) for hand in state.hands) == 1
+    return not state.stock and sum(map(len, state.hands)) == 1
 
 
 def _scored(state: GameState, capture: Capture, final: bool) -> Capture:
@@ -206,12 +207,14 @@ def _play(state: GameState, seat: int, card: Card) -> list[Event]:
     check_turn(state, seat)
     if card not in state.hands[seat]:
         raise CardNotInHand(f"{card} is not in seat {seat}'s hand")
-    final = _is_final_play(state)
-    capture = _scored(state, find_capture(state.floor, card, state.rules), final)
+    last_in_hands = sum(map(len, state.hands)) == 1
+    capture = find_capture(state.floor, card, state.rules)
+    if last_in_hands and not state.stock:  # the final play: a basra may not count
+        capture = _scored(state, capture, True)
     events: list[Event] = [
         CardPlayed(state.moves + 1, state.round, seat, card, capture.captured, capture.basra)
     ]
-    if sum(len(hand) for hand in state.hands) == 1:
+    if last_in_hands:
         if state.stock:
             events.append(HandsDealt(state.round))
         else:
@@ -225,34 +228,18 @@ def _play(state: GameState, seat: int, card: Card) -> list[Event]:
 
 def apply(state: GameState, event: Event) -> None:
     """Change ``state`` by one event (facts only: no rule is checked here)."""
-    if isinstance(event, CardPlayed):
-        _apply_card_played(state, event)
-    elif isinstance(event, HandsDealt):
-        _deal_hands(state)
-    elif isinstance(event, RoundDealt):
-        _apply_round_dealt(state, event)
-    elif isinstance(event, RoundScored):
-        _apply_round_scored(state, event)
-    elif isinstance(event, MatchEnded):
-        state.phase = OVER
-        state.turn = None
-        state.winner = event.winner
-    elif isinstance(event, TurnTimedOut):
-        state.timeouts[event.seat] = event.in_a_row
-        state.timed_out = event.seat
-    elif isinstance(event, SeatTakenByBot):
-        state.taken_by_bot = sorted({*state.taken_by_bot, event.seat})
-    elif isinstance(event, Resigned):
-        state.resigned = event.side
-    else:  # pragma: no cover - the Event union is closed
+    # One dict look-up instead of a chain of isinstance tests: this runs for every card.
+    handler = _APPLY.get(type(event))
+    if handler is None:  # pragma: no cover - the Event union is closed
         raise TypeError(f"not an event: {event!r}")
+    handler(state, event)
 
 
 def _apply_card_played(state: GameState, move: CardPlayed) -> None:
     state.hands[move.seat].remove(move.card)
-    side = side_of(move.seat)
+    side = move.seat % SIDES  # side_of, inlined: this runs for every card
     if move.captured:
-        taken = set(move.captured)
+        taken = move.captured  # a handful of cards, compared by identity
         state.floor = [c for c in state.floor if c not in taken]
         pile = state.piles[side]
         pile.extend(move.captured)
@@ -332,6 +319,41 @@ def _apply_round_scored(state: GameState, scored: RoundScored) -> None:
     state.turn = None
 
 
+def _apply_hands_dealt(state: GameState, _event: HandsDealt) -> None:
+    _deal_hands(state)
+
+
+def _apply_match_ended(state: GameState, ended: MatchEnded) -> None:
+    state.phase = OVER
+    state.turn = None
+    state.winner = ended.winner
+
+
+def _apply_turn_timed_out(state: GameState, event: TurnTimedOut) -> None:
+    state.timeouts[event.seat] = event.in_a_row
+    state.timed_out = event.seat
+
+
+def _apply_seat_taken_by_bot(state: GameState, event: SeatTakenByBot) -> None:
+    state.taken_by_bot = sorted({*state.taken_by_bot, event.seat})
+
+
+def _apply_resigned(state: GameState, event: Resigned) -> None:
+    state.resigned = event.side
+
+
+_APPLY: dict[type[Any], Callable[[GameState, Any], None]] = {
+    CardPlayed: _apply_card_played,
+    HandsDealt: _apply_hands_dealt,
+    RoundDealt: _apply_round_dealt,
+    RoundScored: _apply_round_scored,
+    MatchEnded: _apply_match_ended,
+    TurnTimedOut: _apply_turn_timed_out,
+    SeatTakenByBot: _apply_seat_taken_by_bot,
+    Resigned: _apply_resigned,
+}
+
+
 class Game:
     """A match and the log of events that made it: the engine's public entry point."""
 
@@ -370,8 +392,9 @@ class Game:
 
     def execute(self, command: Command) -> list[Event]:
         events = decide(self.state, command)
-        for event in events:
-            self._record(event)
+        for event in events:  # _record, inlined: this runs for every card
+            apply(self.state, event)
+            self.events.append(event)
         return events
 
     def _record(self, event: Event) -> None:
