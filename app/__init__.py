@@ -17,13 +17,14 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from flask import Flask
 
     from app.api import register_api, telemetry
+    from app.api.encoding import install as install_json
     from app.config import MAX_BODY_BYTES, load_settings
     from app.persistence import Database
 
     app = Flask(__name__)
     app.config.update(load_settings(config))
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
-    app.json.sort_keys = False  # type: ignore[attr-defined]
+    install_json(app)  # orjson, keys in the order they were written
     app.extensions["basra_db"] = Database(app.config["DATABASE_URL"])
     telemetry.install(app)  # first: every later hook and refusal already has a request id
     app.extensions["basra_hub"] = _stream_hub(app)

@@ -6,7 +6,8 @@
     .venv/bin/python bench/profile_move.py --no-profile    # timings only
 
 Prints the CPU and wall time of a move (median over ``--moves``), the database statements a
-move sends, and the cProfile table (``--top`` lines, by own time). A move is the client's card
+move sends, how often psycopg waited for the server (about one round trip each), and the
+cProfile table (``--top`` lines, by own time). A move is the client's card
 and the greedy bot's reply, as in bench/api.py. No HTTP server and no client threads: this is
 the cost of the request inside one worker, which is what the move path can change.
 Not part of ``make bench`` (a diagnosis tool, not a figure).
@@ -29,10 +30,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sqlalchemy import create_engine, event, text  # noqa: E402
+from sqlalchemy import create_engine, event, text
 
-from app import create_app  # noqa: E402
-from app.cli import migrate_database  # noqa: E402
+from app import create_app
+from app.cli import migrate_database
 
 ADMIN_URL = os.environ.get(
     "BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
@@ -67,6 +68,51 @@ class Match:
         self.view = response.json["state"]
 
 
+def count_psycopg_waits(counter: Counter[str]) -> bool:
+    """Count psycopg's blocking waits for the server (each one a round trip) as "waits"."""
+    try:
+        import psycopg
+    except ImportError:
+        return False
+    original = psycopg.Connection.wait
+
+    def wait(self: Any, *args: Any, **kwargs: Any) -> Any:
+        counter.update(["waits"])
+        return original(self, *args, **kwargs)
+
+    psycopg.Connection.wait = wait  # type: ignore[method-assign]
+    return True
+
+
+AREAS = (  # (area, a fragment of the file path), first match wins
+    ("engine", "/app/engine/"),
+    ("services", "/app/services/"),
+    ("persistence", "/app/persistence/"),
+    ("api", "/app/api/"),
+    ("psycopg", "/psycopg"),
+    ("sqlalchemy", "/sqlalchemy/"),
+    ("json (stdlib)", "/json/"),
+    ("orjson", "orjson"),
+    ("flask, werkzeug", "/flask"),
+    ("flask, werkzeug", "/werkzeug/"),
+    ("marshmallow, smorest", "/marshmallow/"),
+    ("marshmallow, smorest", "/flask_smorest/"),
+)
+
+
+def print_shares(stats: pstats.Stats) -> None:
+    """Own time summed by area (the engine, the database driver, JSON, ...)."""
+    totals: Counter[str] = Counter()
+    for (path, _line, name), row in stats.stats.items():  # type: ignore[attr-defined]
+        area = next((a for a, fragment in AREAS if fragment in path), None)
+        if area is None:
+            area = "json (stdlib)" if "json" in name else "other"
+        totals[area] += row[2]
+    whole = sum(totals.values()) or 1
+    print("own time by area: " + ", ".join(
+        f"{area} {100 * t / whole:.0f}%" for area, t in totals.most_common()))  # fmt: skip
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sqlite", action="store_true")
@@ -75,6 +121,11 @@ def main() -> int:
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--no-profile", action="store_true")
     parser.add_argument("--sort", default="tottime")
+    parser.add_argument(
+        "--wall",
+        action="store_true",
+        help="profile wall-clock time (default: this process's CPU time)",
+    )
     args = parser.parse_args()
 
     name = f"basra_profile_{secrets.token_hex(4)}"
@@ -93,6 +144,7 @@ def main() -> int:
         event.listen(engine, "before_cursor_execute",
                      lambda *a: statements.update([a[2].split()[0].upper()]))  # fmt: skip
         event.listen(engine, "commit", lambda *a: statements.update(["COMMIT"]))
+        count_psycopg_waits(statements)
         match = Match(client)
         for _ in range(args.deep):
             match.move()
@@ -101,7 +153,9 @@ def main() -> int:
         for _ in range(50):  # warm up
             match.move()
         statements.clear()
-        profiler = cProfile.Profile()
+        # CPU time by default: waiting for the database is not work this process does,
+        # and under load it is the CPU a move costs that bounds the moves per second.
+        profiler = cProfile.Profile() if args.wall else cProfile.Profile(time.process_time)
         cpu, wall = [], []
         for _ in range(args.moves):
             if match.view["status"] != "active":
@@ -121,7 +175,9 @@ def main() -> int:
               f"{' (profiled)' if not args.no_profile else ''}")  # fmt: skip
         print(f"statements a move: {per_move}")
         if not args.no_profile:
-            pstats.Stats(profiler).sort_stats(args.sort).print_stats(args.top)
+            stats = pstats.Stats(profiler)
+            print_shares(stats)
+            stats.sort_stats(args.sort).print_stats(args.top)
     finally:
         if not args.sqlite:
             app.extensions["basra_db"].dispose()

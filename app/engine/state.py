@@ -7,8 +7,9 @@ the log run the same code.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from app.engine.cards import Card, codes, parse_cards
 from app.engine.events import CardPlayed
@@ -52,12 +53,68 @@ class RoundResult:
     # A long match keeps one of these per round in every snapshot, so they are stored
     # as short rows rather than dicts: loading a game must stay cheap late in a match.
     def to_row(self) -> list[Any]:
-        return [self.round, self.points, self.cards, self.majority, self.basras, self.jack_basras]
+        return [self.round, list(self.points), list(self.cards), self.majority,
+                list(self.basras), list(self.jack_basras)]  # fmt: skip
 
     @classmethod
-    def from_row(cls, row: list[Any]) -> RoundResult:
+    def from_row(cls, row: Sequence[Any]) -> RoundResult:
         number, points, cards, majority, basras, jack_basras = row
         return cls(number, tuple(points), tuple(cards), majority, tuple(basras), tuple(jack_basras))
+
+
+class RoundResults(Sequence[RoundResult]):
+    """Every finished round's result, held as the rows a snapshot stores them as.
+
+    A match to 10,000 points runs to a hundred rounds and more, and every request loads,
+    saves and shows them all: as rows, loading and saving copy one list and the view reads
+    the rows as they are, instead of building and taking apart a hundred objects each
+    time (docs/performance.md). A ``RoundResult`` is made only when one is asked for.
+    """
+
+    __slots__ = ("_rows",)
+
+    def __init__(self, rows: Iterable[Sequence[Any]] = ()) -> None:
+        self._rows: list[Sequence[Any]] = list(rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> RoundResult: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[RoundResult]: ...
+
+    def __getitem__(self, index: int | slice) -> RoundResult | list[RoundResult]:
+        if isinstance(index, slice):
+            return [RoundResult.from_row(row) for row in self._rows[index]]
+        return RoundResult.from_row(self._rows[index])
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RoundResults):
+            return NotImplemented
+        return list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"RoundResults({self._rows!r})"
+
+    def append(self, result: RoundResult) -> None:
+        self._rows.append(result.to_row())
+
+    def copy(self) -> RoundResults:
+        return RoundResults(self._rows)  # rows are never changed once written: share them
+
+    def rows(self) -> list[Sequence[Any]]:
+        """The snapshot's form: one ``[round, points, cards, majority, basras,
+        jack_basras]`` per round."""
+        return list(self._rows)
+
+    def summaries(self) -> list[dict[str, Any]]:
+        """The view's form: ``RoundResult.to_dict`` of each, read straight off the rows."""
+        return [{"round": r[0], "points": r[1], "cards": r[2], "majority": r[3],
+                 "basras": r[4], "jack_basras": r[5]} for r in self._rows]  # fmt: skip
 
 
 @dataclass(slots=True)
@@ -79,7 +136,7 @@ class GameState:
     majority_carry: int = 0  # a tied majority award carried to the next round
     moves: int = 0
     round_moves: list[CardPlayed] = field(default_factory=list)
-    rounds: list[RoundResult] = field(default_factory=list)
+    rounds: RoundResults = field(default_factory=RoundResults)
     discarded: list[Card] = field(default_factory=list)
     fixed_round: bool = False
     winner: int | None = None
@@ -125,7 +182,7 @@ class GameState:
             majority_carry=self.majority_carry,
             moves=self.moves,
             round_moves=list(self.round_moves),
-            rounds=list(self.rounds),
+            rounds=self.rounds.copy(),
             discarded=list(self.discarded),
             fixed_round=self.fixed_round,
             winner=self.winner,
@@ -155,7 +212,7 @@ class GameState:
             "majority_carry": self.majority_carry,
             "moves": self.moves,
             "round_moves": [move.to_dict() for move in self.round_moves],
-            "rounds": [result.to_row() for result in self.rounds],
+            "rounds": self.rounds.rows(),
             "discarded": codes(self.discarded),
             "fixed_round": self.fixed_round,
             "winner": self.winner,
@@ -185,7 +242,7 @@ class GameState:
             majority_carry=data["majority_carry"],
             moves=data["moves"],
             round_moves=[CardPlayed.from_dict(move) for move in data["round_moves"]],
-            rounds=[RoundResult.from_row(row) for row in data["rounds"]],
+            rounds=RoundResults(data["rounds"]),
             discarded=list(parse_cards(data["discarded"])),
             fixed_round=data["fixed_round"],
             winner=data["winner"],

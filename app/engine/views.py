@@ -14,7 +14,7 @@ from app.engine.cards import Card, codes
 from app.engine.events import CardPlayed
 from app.engine.game import legal_captures
 from app.engine.rules import Rules
-from app.engine.state import PLAYING, SIDES, GameState, RoundResult, side_of
+from app.engine.state import PLAYING, SIDES, GameState, RoundResults, side_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +41,7 @@ class SeatView:
     sides: tuple[SideView, ...]
     last_capturer: int | None
     round_moves: tuple[CardPlayed, ...]  # every card played this round and what it took
-    rounds: tuple[RoundResult, ...]
+    rounds: RoundResults  # a copy: later rounds of the match do not change a view
     winner: int | None
     seat: int | None  # None for a spectator
     hand: tuple[Card, ...]  # the seat's own hand; empty for a spectator
@@ -80,7 +80,7 @@ class SeatView:
             "last_capturer": self.last_capturer,
             "last_move": self.last_move.to_dict() if self.last_move else None,
             # Each round's basras and jack basras travel with its points: they made them.
-            "rounds": [r.to_dict() for r in self.rounds],
+            "rounds": self.rounds.summaries(),
             "winner": self.winner,
             "resigned": self.resigned,
         }
@@ -120,7 +120,7 @@ def observe(state: GameState, seat: int | None) -> SeatView:
         ),
         last_capturer=state.last_capturer,
         round_moves=tuple(state.round_moves),
-        rounds=tuple(state.rounds),
+        rounds=state.rounds.copy(),
         winner=state.winner,
         seat=seat,
         hand=tuple(state.hands[seat]) if seat is not None else (),
