@@ -39,10 +39,14 @@ soak: install
 	$(BIN)/pytest -m soak --durations=20
 	@echo "counts: test-results/reliability/*-soak.json; see docs/reliability.md"
 
+# The engine and the HTTP benchmarks, a few minutes in all (docs/performance.md). The bot
+# table (600 matches a pairing, docs/bots.md) takes much longer: `make bench BOTS=1` adds it.
+BOTS ?=
 bench: install
-	@shopt -s nullglob; files=(bench/*.py); \
-	if [ $${#files[@]} -eq 0 ]; then echo "no bench/*.py to run"; exit 0; fi; \
-	for f in "$${files[@]}"; do echo "== $$f"; $(BIN)/python "$$f"; done
+	@echo "== bench/engine.py"; $(BIN)/python bench/engine.py --repeat 5
+	@echo "== bench/api.py"; $(BIN)/python bench/api.py
+	@if [ -n "$(BOTS)" ]; then echo "== bench/bots.py"; $(BIN)/python bench/bots.py; \
+	else echo "(bench/bots.py skipped: make bench BOTS=1 runs the 600-match bot table)"; fi
 
 lint: install
 	$(BIN)/ruff check .

@@ -1,15 +1,18 @@
-"""HTTP benchmark: gunicorn (the `make run` configuration) on PostgreSQL, 16 clients.
+"""HTTP benchmark: gunicorn (the `make run` configuration), 16 clients, PostgreSQL and SQLite.
 
-Measures side by side, in one run:
-  1. GET /healthz requests/s (a round trip to the database and back);
-  2. moves/s and move latency p50/p99 for 16 clients each playing whole games against
-     a greedy bot (each POST /moves applies the client's card and the bot's reply);
-  3. the latency of a move early in a long match (target 10000) against one late in it,
-     to show a move's cost does not grow with the log.
+Measures side by side, in one run, on each database (issue 14's goals in brackets):
+  1. GET /healthz requests/s (a pool checkout and `SELECT 1`) and POST /moves requests/s,
+     16 clients each playing whole games against a greedy bot (each move applies the
+     client's card and the bot's reply), in alternating phases; the ratio of each pair of
+     phases and their median [moves/s >= 0.5 x healthz/s; SQLite's within 10% of PG's];
+  2. move latency p50/p99 over every move phase [p99 <= 50 ms];
+  3. a move early in a long match (target 10000) against one ~110 rounds deep, timed
+     alternately [late / early <= 1.1].
 
-Usage: .venv/bin/python bench/api.py [--seconds 20] [--clients 16] [--late-moves 2000]
-Needs PostgreSQL on 127.0.0.1:5432 (a database is created and dropped) and only ever
-talks to 127.0.0.1.
+Usage: .venv/bin/python bench/api.py [--seconds 6] [--pairs 3] [--clients 16]
+       [--late-moves 2000] [--databases postgresql,sqlite]
+PostgreSQL must answer on 127.0.0.1:5432 (a database is created and dropped); SQLite uses a
+file in a temporary directory. Only ever talks to 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -23,8 +26,11 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -159,70 +165,117 @@ def early_and_late(
     return early, late, long_view["version"]
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--seconds", type=float, default=20)
-    parser.add_argument("--clients", type=int, default=16)
-    parser.add_argument("--late-moves", type=int, default=2000)
-    parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY", "4")))
-    args = parser.parse_args()
-
-    database = f"basra_bench_{secrets.token_hex(4)}"
-    psql(f'CREATE DATABASE "{database}"')
-    port = free_port()
-    env = {
-        **os.environ,
-        "DATABASE_URL": f"postgresql+psycopg://postgres@127.0.0.1:5432/{database}",
-        "PORT": str(port),
-        "RATE_LIMIT": "off",
-        "WEB_CONCURRENCY": str(args.workers),
-    }
-    server = None
+@contextmanager
+def database(kind: str) -> Iterator[str]:
+    """A new, empty database's URL, dropped afterwards."""
+    if kind == "sqlite":
+        with tempfile.TemporaryDirectory() as directory:
+            yield f"sqlite:///{directory}/bench.sqlite3"
+        return
+    name = f"basra_bench_{secrets.token_hex(4)}"
+    psql(f'CREATE DATABASE "{name}"')
     try:
-        subprocess.run([BIN / "basra", "migrate"], env=env, check=True, capture_output=True)
-        server = subprocess.Popen(
-            [BIN / "gunicorn", "-c", "gunicorn.conf.py", "app.wsgi:app"],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        for _ in range(100):
+        yield f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+    finally:
+        psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextmanager
+def server(url: str, workers: int) -> Iterator[int]:
+    """gunicorn as `make run` starts it, on a free port of 127.0.0.1."""
+    port = free_port()
+    env = {**os.environ, "DATABASE_URL": url, "PORT": str(port), "RATE_LIMIT": "off",
+           "WEB_CONCURRENCY": str(workers)}  # fmt: skip
+    subprocess.run([BIN / "basra", "migrate"], env=env, check=True, capture_output=True)
+    process = subprocess.Popen(
+        [BIN / "gunicorn", "-c", "gunicorn.conf.py", "app.wsgi:app"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        for _ in range(200):
             try:
                 if Client(port).call("GET", "/healthz")[0] == 200:
                     break
             except OSError:
                 time.sleep(0.1)
-        run_clients(args.clients, 2, play_load(port))  # warm up every worker
-
-        health = run_clients(args.clients, args.seconds, healthz_load(port))
-        moves = run_clients(args.clients, args.seconds, play_load(port))
-        early, late, version = early_and_late(port, args.late_moves)
-
-        health_rate = len(health) / args.seconds
-        move_rate = len(moves) / args.seconds
-        print(
-            f"gunicorn workers={args.workers}, clients={args.clients}, {args.seconds:.0f} s a phase"
-        )
-        print(f"{'measure':44} {'value':>12}")
-        print(f"{'GET /healthz requests/s':44} {health_rate:12.0f}")
-        print(f"{'POST /moves requests/s (each + 1 bot reply)':44} {move_rate:12.0f}")
-        print(
-            f"{'moves/s divided by healthz/s':44} {move_rate / health_rate:12.2f}  (target >= 0.33)"
-        )
-        print(f"{'move latency p50 ms':44} {statistics.median(moves) * 1000:12.1f}")
-        print(f"{'move latency p99 ms':44} {percentile(moves, 0.99) * 1000:12.1f}  (target < 100)")
-        early_ms, late_ms = statistics.median(early) * 1000, statistics.median(late) * 1000
-        print(f"{'move in a fresh match, median ms':44} {early_ms:12.2f}")
-        print(f"{'move in a match at version ' + str(version) + ', median ms':44} {late_ms:12.2f}")
-        print(f"{'late / early':44} {late_ms / early_ms:12.2f}  (target <= 1.25)")
+        yield port
     finally:
-        if server is not None:
-            server.terminate()
-            server.wait(timeout=20)
-        psql(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+        process.terminate()
+        process.wait(timeout=20)
+
+
+def measure(kind: str, args: argparse.Namespace) -> dict[str, float]:
+    with database(kind) as url, server(url, args.workers) as port:
+        run_clients(args.clients, 2, play_load(port))  # warm up every worker
+        ratios, health_rates, move_rates, moves = [], [], [], []
+        for _ in range(args.pairs):  # alternate, so that a change of load hits both alike
+            health = run_clients(args.clients, args.seconds, healthz_load(port))
+            played = run_clients(args.clients, args.seconds, play_load(port))
+            health_rates.append(len(health) / args.seconds)
+            move_rates.append(len(played) / args.seconds)
+            ratios.append(move_rates[-1] / health_rates[-1])
+            moves.extend(played)
+        early, late, version = early_and_late(port, args.late_moves)
+    early_ms, late_ms = statistics.median(early) * 1000, statistics.median(late) * 1000
+    return {
+        "healthz/s": statistics.median(health_rates),
+        "moves/s": statistics.median(move_rates),
+        "ratio": statistics.median(ratios),
+        "ratios": ratios,  # type: ignore[dict-item]
+        "p50": statistics.median(moves) * 1000,
+        "p99": percentile(moves, 0.99) * 1000,
+        "early": early_ms,
+        "late": late_ms,
+        "version": version,
+        "late/early": late_ms / early_ms,
+    }
+
+
+def load_average() -> str:
+    return f"{os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else "?"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--seconds", type=float, default=6, help="length of each phase")
+    parser.add_argument("--pairs", type=int, default=3, help="healthz/moves phase pairs")
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--late-moves", type=int, default=2000)
+    parser.add_argument("--databases", default="postgresql,sqlite")
+    parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY", "4")))
+    args = parser.parse_args()
+
+    kinds = [kind.strip() for kind in args.databases.split(",") if kind.strip()]
+    print(f"gunicorn workers={args.workers}, clients={args.clients}, {args.pairs} pairs of "
+          f"{args.seconds:.0f} s phases; load average {load_average()} "
+          f"on {os.cpu_count()} cores")  # fmt: skip
+    results = {}
+    for kind in kinds:
+        results[kind] = measure(kind, args)
+    rows = [
+        ("GET /healthz requests/s (median phase)", "healthz/s", "{:.0f}", ""),
+        ("POST /moves requests/s (median phase)", "moves/s", "{:.0f}", ""),
+        ("moves/s / healthz/s (median of pairs)", "ratio", "{:.2f}", ">= 0.5"),
+        ("move latency p50 ms", "p50", "{:.1f}", ""),
+        ("move latency p99 ms", "p99", "{:.1f}", "<= 50"),
+        ("move in a fresh match, median ms", "early", "{:.2f}", ""),
+        ("move deep in a match, median ms", "late", "{:.2f}", ""),
+        ("  ... at version", "version", "{:.0f}", ""),
+        ("late / early", "late/early", "{:.2f}", "<= 1.1"),
+    ]
+    print(f"{'measure':42}" + "".join(f"{kind:>12}" for kind in kinds) + "  target")
+    for label, key, form, target in rows:
+        cells = "".join(f"{form.format(results[kind][key]):>12}" for kind in kinds)
+        print(f"{label:42}{cells}  {target}")
+    for kind in kinds:
+        ratios = ", ".join(f"{r:.2f}" for r in results[kind]["ratios"])  # type: ignore[attr-defined]
+        print(f"{kind} ratio of each pair: {ratios}")
+    if {"postgresql", "sqlite"} <= set(results):
+        pg, lite = results["postgresql"]["ratio"], results["sqlite"]["ratio"]
+        print(f"SQLite ratio / PostgreSQL ratio {lite / pg:.2f}  (target 0.9 to 1.1)")
+    print(f"load average at the end {load_average()}")
     return 0
 
 

@@ -9,6 +9,7 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.config import sqlite_path
+from app.persistence.liveness import drop_dead_connections
 
 
 def make_engine(database_url: str, **options: Any) -> Engine:
@@ -25,11 +26,16 @@ def make_engine(database_url: str, **options: Any) -> Engine:
         engine = create_engine(database_url, **options)
         event.listen(engine, "connect", _tune_sqlite)
         return engine
-    options.setdefault("pool_pre_ping", True)
+    # No pre-ping (a SELECT 1 round trip on every checkout): a poll of the socket finds the
+    # connections a restarted server closed (liveness.py).
+    options.setdefault("pool_pre_ping", False)
     options.setdefault("json_serializer", _json_bytes)  # psycopg sends the bytes as they are
     options.setdefault("pool_size", 5)
     options.setdefault("max_overflow", 5)
-    return create_engine(database_url, **options)
+    engine = create_engine(database_url, **options)
+    if not options["pool_pre_ping"]:
+        drop_dead_connections(engine)
+    return engine
 
 
 def _json_bytes(value: Any) -> bytes:
