@@ -111,9 +111,22 @@ def refresh_process_info(force: bool = False) -> None:
         RESIDENT.set(int(statm.read().split()[1]) * _PAGE)
 
 
+# Label children by their values: ``labels()`` validates and locks on every call, a dict does not.
+_requests: dict[tuple[str, str, int], Counter] = {}
+_durations: dict[str, Histogram] = {}
+
+
 def request_answered(method: str, route: str, status: int, seconds: float) -> None:
-    HTTP_REQUESTS.labels(method if method in METHODS else "other", route, str(status)).inc()
-    HTTP_DURATION.labels(route).observe(seconds)
+    key = (method, route, status)
+    counter = _requests.get(key)
+    if counter is None:
+        label = method if method in METHODS else "other"
+        counter = _requests[key] = HTTP_REQUESTS.labels(label, route, str(status))
+    counter.inc()
+    histogram = _durations.get(route)
+    if histogram is None:
+        histogram = _durations[route] = HTTP_DURATION.labels(route)
+    histogram.observe(seconds)
 
 
 def moves_applied(count: int) -> None:

@@ -10,8 +10,8 @@ token, a seed or a card never reaches a log line or a metric.
 
 from __future__ import annotations
 
+import os
 import re
-import uuid
 from time import perf_counter
 
 from flask import Flask, Response, g, has_request_context, request
@@ -30,7 +30,7 @@ def request_id() -> str | None:
     rid: str | None = g.get("request_id")
     if rid is None:
         given = request.headers.get(REQUEST_ID_HEADER)
-        rid = given if given is not None and _SANE_ID.fullmatch(given) else uuid.uuid4().hex
+        rid = given if given is not None and _SANE_ID.fullmatch(given) else os.urandom(16).hex()
         g.request_id = rid
     return rid
 
