@@ -27,7 +27,7 @@ from .support import bearer
 pytestmark = [pytest.mark.slow]
 
 WORKER_CLASSES = {
-    "sync": (),
+    "sync": ("--worker-class", "sync"),
     "gthread": ("--worker-class", "gthread", "--threads", "4"),
     "gevent": ("--worker-class", "gevent", "--worker-connections", "100"),
 }
