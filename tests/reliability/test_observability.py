@@ -153,3 +153,20 @@ def test_a_whole_game_logs_json_lines_and_no_secret(tmp_path: Path) -> None:
     assert_no_secret_in(log, played["tokens"])  # no token, and no card code at all
     assert played["seed"] not in log
     assert "Bearer" not in log and "Authorization" not in log
+
+
+def test_open_streams_are_counted_across_workers(tmp_path: Path) -> None:
+    with serving(tmp_path, workers=2) as server:
+        players = [{"name": "Amira"}, {"open": True}]
+        created = requests.post(f"{server.url}/games", json={"players": players}, timeout=10)
+        game_id = created.json()["id"]
+        assert value(scrape(server), "basra_stream_clients") == 0
+        with contextlib.ExitStack() as stack:
+            for _ in range(3):
+                stream = stack.enter_context(
+                    requests.get(f"{server.url}/games/{game_id}/stream", stream=True, timeout=10)
+                )
+                assert stream.status_code == 200
+                next(stream.iter_lines())  # the stream is open once its first line arrives
+            # Several scrapes, on new connections: whichever worker answers sees all three.
+            assert {value(scrape(server), "basra_stream_clients") for _ in range(6)} == {3}
