@@ -231,7 +231,7 @@ def test_readyz_follows_the_schema_revision(own_database):
 
         # One migration behind: the code's newest is not applied yet (a deploy ran no migrate).
         config = alembic_config(own_database)
-        command.stamp(config, "head-1" if _has_previous(config) else "base", purge=True)
+        command.stamp(config, _one_before_head(config), purge=True)
         behind = client.get("/readyz")
         assert behind.status_code == 503
         assert behind.content_type == "application/problem+json"
@@ -244,11 +244,14 @@ def test_readyz_follows_the_schema_revision(own_database):
         app.extensions["basra_db"].dispose()
 
 
-def _has_previous(config: Any) -> bool:
+def _one_before_head(config: Any) -> str:
+    """The revision just before the newest (alembic's stamp takes no "head-1")."""
     from alembic.script import ScriptDirectory
 
     script = ScriptDirectory.from_config(config)
-    return any(rev.down_revision for rev in map(script.get_revision, script.get_heads()))
+    head = script.get_revision(script.get_current_head())
+    previous = head.down_revision if head is not None else None
+    return previous if isinstance(previous, str) else "base"
 
 
 def test_readyz_is_a_503_when_the_database_does_not_answer(tmp_path):
