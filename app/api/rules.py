@@ -33,6 +33,9 @@ class RulesResource(MethodView):
         },
     )
     def get(self) -> Response:
-        response = jsonify(game_setup())
+        body = game_setup()
+        # Open seats may be listed publicly once POST /games takes "public" (API.md 15).
+        body["public_games"] = "public" in schemas.CreateGameSchema().fields
+        response = jsonify(body)
         response.headers["Cache-Control"] = "public, max-age=300"
         return response

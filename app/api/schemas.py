@@ -666,3 +666,7 @@ class GameSetupSchema(Schema):
         required=True,
         metadata={"description": "every key of `rules` in POST /games, target_score included"},
     )
+    public_games = fields.Boolean(
+        required=True,
+        metadata={"description": 'whether POST /games takes `"public": true` for open seats'},
+    )

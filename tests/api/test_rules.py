@@ -77,3 +77,9 @@ def test_a_value_outside_the_listed_range_is_refused(client):
     )
     assert response.status_code == 422
     assert response.get_json()["code"] == "invalid_request"
+
+
+def test_it_says_whether_open_seats_can_be_listed_publicly(client):
+    from app.api.schemas import CreateGameSchema
+
+    assert setup(client)["public_games"] == ("public" in CreateGameSchema().fields)

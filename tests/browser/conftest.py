@@ -164,9 +164,11 @@ def new_page(browser: Any) -> Iterator[Callable[..., Any]]:
     contexts: list[Any] = []
     errors: list[str] = []
 
-    def make(viewport: dict[str, int] | None = None) -> Any:
+    def make(viewport: dict[str, int] | None = None, pace: int = 0) -> Any:
+        """``pace``: milliseconds per bot play shown (0 shows every answer at once)."""
         context = browser.new_context(viewport=viewport or DESKTOP)
         context.set_default_timeout(TIMEOUT_MS)
+        context.add_init_script(f"localStorage.setItem('basra:pace', '{int(pace)}');")
         contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda exc: errors.append(str(exc)))

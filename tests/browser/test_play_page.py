@@ -109,9 +109,10 @@ def test_the_lobby_starts_a_game_against_a_bot_and_keeps_the_token(
 ) -> None:
     page = new_page()
     page.goto(live_server_url + "/")
+    page.wait_for_selector("#start:not([disabled])")
     page.fill("#name", "Lina")
-    page.select_option("#level", "expert")
-    page.click("#play-bot")
+    page.select_option("#seat-1", "bot:expert")
+    page.click("#start")
     page.wait_for_url(re.compile(r"/play/[^/]+$"))
     game_id = page.url.rsplit("/", 1)[1]
     stored = page.evaluate("id => localStorage.getItem('basra:seat:' + id)", game_id)

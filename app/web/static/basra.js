@@ -109,9 +109,10 @@ export function cardFace(code, { tag = "div", attrs = {} } = {}) {
   const { rank, suit } = parseCard(code);
   const symbol = SUIT_SYMBOL[suit] || suit;
   const colour = isRed(code) ? "red" : "black";
+  const { class: extra = "", ...rest } = attrs;
   return el(
     tag,
-    { class: `card ${colour}`, "data-card": `${rank}${suit}`, ...attrs },
+    { class: `card ${colour} ${extra}`.trim(), "data-card": `${rank}${suit}`, ...rest },
     el("span", { class: "corner top", "aria-hidden": "true" }, el("b", { text: rank }), el("i", { text: symbol })),
     el("span", { class: "pip", "aria-hidden": "true", text: /^[JQK]$/.test(rank) ? rank + symbol : symbol }),
     el("span", { class: "corner bottom", "aria-hidden": "true" }, el("b", { text: rank }), el("i", { text: symbol })),

@@ -1,32 +1,43 @@
-// The lobby and the table. Talks to the service only through API.md; polls the view every
-// second with If-None-Match so the other side's moves appear without a reload.
+// The lobby and the table. Talks to the service only through API.md: the game's public stream
+// (or polling) says when something changed, GET /games/{id} with If-None-Match fetches the view,
+// and the moves of each change are played back one by one so bot plays can be followed.
+import { api, ApiError, loadSeat, saveSeat, cardText, el } from "./basra.js";
+import { gameRequest, loadLobby } from "./lobby.js";
+import { Live } from "./live.js";
 import {
-  api, ApiError, loadSeat, saveSeat, cardFace, cardBack, cardName, cardText, cardsText,
-  el, seatName, sideName, describeMove,
-} from "./basra.js";
+  highlight, isSeated, moveText, renderFloor, renderHand, renderLog, renderResult, renderRounds,
+  renderScoreboard, renderSeats, renderStock, renderTurn, sideLabel, yourTurn,
+} from "./table.js";
 
-const POLL_MS = 1000;
 const $ = (id) => document.getElementById(id);
+const PACE_KEY = "basra:pace";
+const INVITE_KEY = (id) => `basra:invite:${id}`;
 
 const game = {
   id: null,
   token: null,
-  view: null,
+  view: null, // the newest view received
+  shown: null, // what is on screen (a step of a play-back, or the newest view)
   etag: null,
+  moves: [], // every move known, in order (public)
+  shownN: 0, // moves up to this n are on screen
   busy: false,
-  timer: null,
-  moves: [],
-  movesVersion: -1,
-  roundsSeen: null,
+  animating: false,
+  queue: Promise.resolve(),
+  live: null,
   focusCard: null,
+  clockTimer: null,
 };
 
-// ---- status line -------------------------------------------------------------------------
+// ---- messages ------------------------------------------------------------------------------
 
+// Inside a game the notice sits under the table, in the page's flow: it never covers anything.
 function setStatus(message, kind = "info") {
-  const status = $("status");
-  status.textContent = message || "";
-  status.className = `status ${kind}`;
+  const node = $("game").hidden ? $("status") : $("notice");
+  const other = node.id === "status" ? $("notice") : $("status");
+  other.textContent = "";
+  node.textContent = message || "";
+  node.className = `status ${kind}`;
 }
 
 function showError(err) {
@@ -34,7 +45,14 @@ function showError(err) {
   setStatus(message, "error");
 }
 
-// ---- lobby -------------------------------------------------------------------------------
+const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+
+function pace() {
+  const stored = Number(localStorage.getItem(PACE_KEY));
+  return Number.isFinite(stored) && localStorage.getItem(PACE_KEY) !== null ? stored : 800;
+}
+
+// ---- the lobby -------------------------------------------------------------------------------
 
 function playerName() {
   const name = $("name").value.trim() || "Player";
@@ -42,20 +60,33 @@ function playerName() {
   return name;
 }
 
-function human(name, seed) {
-  return seed ? { name, seed } : { name };
-}
-
-async function createGame(players) {
+async function createGame(event) {
+  event.preventDefault();
+  let body;
+  try {
+    body = gameRequest(playerName(), $("seed").value.trim());
+  } catch (err) {
+    showError(err);
+    return;
+  }
+  $("start").disabled = true;
   setStatus("Creating the game\u2026");
-  const { data } = await api("POST", "/games", { body: { players } });
-  const mine = (data.seats || []).find((s) => s.token);
-  if (mine) saveSeat(data.id, mine.seat, mine.token);
-  history.pushState({}, "", `/play/${encodeURIComponent(data.id)}`);
-  await openGame(data.id, data.state);
+  try {
+    const { data } = await api("POST", "/games", { body });
+    const mine = (data.seats || []).find((s) => s.token);
+    if (mine) saveSeat(data.id, mine.seat, mine.token);
+    if (data.invite) localStorage.setItem(INVITE_KEY(data.id), data.invite);
+    else if (!mine) localStorage.setItem(`basra:watch:${data.id}`, "1");
+    history.pushState({}, "", `/play/${encodeURIComponent(data.id)}`);
+    await openGame(data.id, data.state, data.moves || []);
+  } catch (err) {
+    showError(err);
+  } finally {
+    $("start").disabled = false;
+  }
 }
 
-function showLobby() {
+async function showLobby() {
   document.title = "Basra";
   $("lobby").hidden = false;
   $("game").hidden = true;
@@ -64,6 +95,11 @@ function showLobby() {
   $("name").value = localStorage.getItem("basra:name") || "";
   listMyGames();
   listOpenGames();
+  try {
+    await loadLobby();
+  } catch (err) {
+    showError(err);
+  }
 }
 
 function listMyGames() {
@@ -72,50 +108,63 @@ function listMyGames() {
     const key = localStorage.key(i);
     if (key && key.startsWith("basra:seat:")) items.push(key.slice("basra:seat:".length));
   }
-  const list = $("my-games-list");
-  list.replaceChildren(
-    ...items.slice(-8).reverse().map((id) =>
-      el("li", {}, el("a", { href: `/play/${encodeURIComponent(id)}`, text: `Game ${id}` }))),
-  );
+  $("my-games-list").replaceChildren(...items.slice(-8).reverse().map((id) =>
+    el("li", {}, el("a", { href: `/play/${encodeURIComponent(id)}`, text: `Game ${id}` }))));
   $("my-games").hidden = items.length === 0;
 }
 
 async function listOpenGames() {
   try {
     const { data } = await api("GET", "/games?status=waiting&limit=10");
-    const games = (data && (data.games || data.items || data.data)) || [];
-    const list = $("open-games-list");
-    list.replaceChildren(...games.filter((g) => g && g.id).map((g) => {
+    const games = (data && data.games) || [];
+    $("open-games-list").replaceChildren(...games.filter((g) => g && g.id).map((g) => {
       const names = (g.seats || []).map((s) => s.name || (s.bot ? `${s.bot} bot` : null)).filter(Boolean);
-      const label = names.length ? `${names.join(", ")} \u2014 waiting` : `Game ${g.id}`;
+      const seats = (g.seats || []).length;
+      const label = `${names.length ? names.join(", ") : `Game ${g.id}`} \u2014 ${seats} players, waiting`;
       return el("li", {}, el("a", { href: `/play/${encodeURIComponent(g.id)}`, text: label }));
     }));
-    $("open-games").hidden = list.children.length === 0;
+    $("open-games").hidden = $("open-games-list").children.length === 0;
   } catch (err) {
     $("open-games").hidden = true; // the lobby works without the list
   }
 }
 
-// ---- opening, joining, polling -----------------------------------------------------------
+// ---- opening and following a game ------------------------------------------------------------
+
+function addMoves(moves) {
+  for (const move of moves || []) {
+    if (!move || typeof move.n !== "number") continue;
+    if (!game.moves.some((m) => m.n === move.n)) game.moves.push(move);
+  }
+  game.moves.sort((a, b) => a.n - b.n);
+}
 
 async function fetchView() {
   const headers = {};
   if (game.etag) headers["If-None-Match"] = game.etag;
   const res = await api("GET", `/games/${encodeURIComponent(game.id)}`, { token: game.token, headers });
   if (res.status === 304) return null;
-  const current = game.view && game.view.id === res.data.id ? game.view.version : -1;
-  if (res.data.version < current) return null; // an answer that crossed one of our own moves
   game.etag = res.headers.get("ETag");
   return res.data;
 }
 
-async function openGame(id, initialView = null) {
+async function fetchMoves() {
+  const { data } = await api("GET", `/games/${encodeURIComponent(game.id)}/moves`);
+  addMoves((data && data.moves) || []);
+}
+
+function inviteFromLink() {
+  const match = location.hash.match(/(?:^#|&)invite=([^&]+)/);
+  return match ? decodeURIComponent(match[1]) : null;
+}
+
+async function openGame(id, initialView = null, initialMoves = []) {
   game.id = id;
   game.token = (loadSeat(id) || {}).token || null;
   game.etag = null;
   game.moves = [];
-  game.movesVersion = -1;
-  game.roundsSeen = null;
+  game.view = null;
+  game.shown = null;
   $("lobby").hidden = true;
   $("game-label").textContent = `Game ${id}`;
   document.title = `Basra \u2014 game ${id}`;
@@ -132,52 +181,250 @@ async function openGame(id, initialView = null) {
       }
     }
   }
-  update(view);
-  schedulePoll();
-}
-
-async function joinGame(event) {
-  event.preventDefault();
-  const name = $("join-name").value.trim() || "Player";
-  localStorage.setItem("basra:name", name);
-  const seed = $("join-seed").value.trim();
+  addMoves(initialMoves);
   try {
-    setStatus("Joining\u2026");
-    const { data } = await api("POST", `/games/${encodeURIComponent(game.id)}/join`, { body: human(name, seed) });
-    saveSeat(game.id, data.seat, data.token);
-    game.token = data.token;
-    game.etag = null;
-    setStatus("You joined the game.");
-    update(data.state);
+    if (view.status !== "waiting") await fetchMoves();
   } catch (err) {
-    showError(err);
+    // the table shows without the log
   }
+  // What was played before the page opened is history, not something to play back.
+  game.shownN = game.moves.length ? game.moves[game.moves.length - 1].n : 0;
+  game.view = view;
+  draw(view, { final: true });
+  $("status").textContent = ""; // "Creating the game..." is done
+  startLive(view);
 }
 
-function schedulePoll(delay = POLL_MS) {
-  clearTimeout(game.timer);
-  if (game.view && game.view.status === "finished") return;
-  game.timer = setTimeout(poll, delay);
+function startLive(view) {
+  if (game.live) game.live.stop();
+  if (view.status === "finished" || view.status === "cancelled") return;
+  game.live = new Live(game.id, {
+    version: view.version,
+    onChange: (records) => refresh(records).catch((err) => {
+      showError(err);
+      throw err;
+    }),
+    onMode: (mode) => {
+      $("game").dataset.live = mode;
+      $("live").textContent = mode === "stream" ? "\u25cf live" : mode === "polling" ? "updating every second" : "";
+    },
+  });
 }
 
-async function poll() {
+// Something changed (a stream record, or a poll tick): fetch the view, then show it.
+async function refresh(records) {
+  if (!game.id) return;
+  for (const { event, data } of records) if (event === "move" && data) addMoves([data]);
   if (game.busy) {
-    schedulePoll();
+    game.refreshLater = true; // our own move is on its way: look again once it is answered
     return;
   }
-  let delay = POLL_MS;
-  try {
-    const view = await fetchView();
-    if (view && !game.busy) update(view);
-  } catch (err) {
-    if (err.status === 429) delay = Math.max(POLL_MS, (err.retryAfter || 2) * 1000);
-    else delay = POLL_MS * 3;
-    showError(err);
+  const view = await fetchView();
+  if (!view || (game.view && view.version <= game.view.version)) return;
+  const known = game.moves.length ? game.moves[game.moves.length - 1].n : 0;
+  const needed = view.last_move ? view.last_move.n : known;
+  if (needed > known || (game.view && view.round !== game.view.round)) {
+    try {
+      await fetchMoves(); // polling (or a missed record): the moves come from the log
+    } catch (err) {
+      // show the view anyway
+    }
   }
-  schedulePoll(delay);
+  enqueue(view);
 }
 
-// ---- playing -----------------------------------------------------------------------------
+function enqueue(view) {
+  game.queue = game.queue.then(() => present(view)).catch(showError);
+  return game.queue;
+}
+
+// ---- playing moves back one at a time --------------------------------------------------------
+
+function clone(value) {
+  return JSON.parse(JSON.stringify(value));
+}
+
+// The view after `move`, worked out from the one before (public facts only).
+function step(before, move, final) {
+  const next = clone(before);
+  const count = (next.seats || []).length;
+  const seat = (next.seats || []).find((s) => s.seat === move.seat);
+  if (seat) seat.hand_size = Math.max(0, (seat.hand_size ?? 0) - 1);
+  if (isSeated(next) && move.seat === next.you) next.hand = (next.hand || []).filter((c) => c !== move.card);
+  const side = (next.sides || []).find((s) => (s.seats || []).includes(move.seat));
+  if (move.captured && move.captured.length) {
+    const taken = new Set(move.captured);
+    next.floor = (next.floor || []).filter((c) => !taken.has(c));
+    if (side) {
+      side.captured = (side.captured ?? 0) + move.captured.length + 1;
+      if (move.basra === "basra") side.basras = (side.basras ?? 0) + 1;
+      if (move.basra === "jack_basra") side.jack_basras = (side.jack_basras ?? 0) + 1;
+    }
+  } else {
+    next.floor = [...(next.floor || []), move.card];
+  }
+  next.last_move = move;
+  next.turn = count ? (move.seat + 1) % count : null;
+  delete next.legal_moves;
+  delete next.deadline;
+  if ((next.seats || []).every((s) => !s.hand_size) && next.stock > 0) {
+    // a new deal of four cards each, within the round
+    for (const s of next.seats) s.hand_size = 4;
+    next.stock = Math.max(0, next.stock - 4 * count);
+    if (isSeated(next)) next.hand = final.round === next.round ? [...(final.hand || [])] : [];
+  }
+  return next;
+}
+
+async function present(view) {
+  const previous = game.shown;
+  if (game.view && game.view.id === view.id && view.version < game.view.version) return;
+  game.view = view;
+  const fresh = game.moves.filter((m) => m.n > game.shownN);
+  const wait = pace();
+  if (previous && previous.status === "active" && fresh.length && wait > 0) {
+    game.animating = true;
+    try {
+      let sim = clone(previous);
+      for (const [index, move] of fresh.entries()) {
+        if (move.round !== sim.round) break; // a new round deals a new floor: jump to it
+        const mine = isSeated(sim) && move.seat === sim.you;
+        if (!mine) {
+          draw(sim, { playing: move });
+          await sleep(wait * 0.45);
+        }
+        sim = step(sim, move, view);
+        game.shownN = move.n;
+        draw(sim, { justPlayed: move });
+        const last = index === fresh.length - 1;
+        if (!last || move.round !== view.round) await sleep(wait * 0.55);
+      }
+    } finally {
+      game.animating = false;
+    }
+  }
+  if (fresh.length) game.shownN = Math.max(game.shownN, fresh[fresh.length - 1].n);
+  announceRounds(view, previous);
+  draw(view, { final: true });
+  if (game.live) game.live.seen(view.version);
+  if ((view.status === "finished" || view.status === "cancelled") && game.live) {
+    game.live.stop();
+    game.live = null;
+  }
+}
+
+function announceRounds(view, previous) {
+  const rounds = view.rounds || [];
+  if (!previous || rounds.length <= (previous.rounds || []).length) return;
+  const last = rounds[rounds.length - 1];
+  const parts = (last.points || []).map((p, side) => `${sideLabel(view, side)} ${p}`);
+  setStatus(`Round ${last.round} scored: ${parts.join(", ")}.`, "good");
+}
+
+// ---- drawing ----------------------------------------------------------------------------------
+
+function draw(view, { final = false, playing = null, justPlayed = null } = {}) {
+  game.shown = view;
+  $("game").hidden = false;
+  const root = $("game");
+  const ctx = {
+    moves: game.moves.filter((m) => m.n <= game.shownN),
+    playing,
+    justPlayed,
+    animating: !final,
+    deadline: final ? view.deadline : null,
+    focusCard: game.focusCard,
+    onPlay: playCard,
+    onFocus: (code) => { game.focusCard = code; },
+  };
+  root.dataset.animating = String(!final);
+  root.dataset.yourTurn = String(final && yourTurn(view));
+  if (final) {
+    root.dataset.status = view.status;
+    root.dataset.version = String(view.version);
+    root.dataset.turn = view.turn === null || view.turn === undefined ? "" : String(view.turn);
+    root.dataset.you = isSeated(view) ? String(view.you) : "";
+    root.dataset.players = String((view.seats || []).length);
+  }
+  drawJoinAndShare(view);
+  renderScoreboard(view, ctx.moves);
+  renderSeats(view, ctx);
+  renderStock(view);
+  renderFloor(view, ctx);
+  const shownMove = playing || view.last_move;
+  $("last-move").textContent = shownMove
+    ? (playing ? `${moveText(view, { ...playing, captured: playing.captured })}` : moveText(view, shownMove)) : "";
+  renderTurn(view, ctx);
+  renderHand(view, ctx);
+  renderRounds(view, ctx.moves);
+  renderResult(view, game.id);
+  renderLog(view, ctx.moves);
+  drawTools(view, final);
+}
+
+function shareLink(view) {
+  const invite = localStorage.getItem(INVITE_KEY(view.id || game.id));
+  // The invite goes in the fragment: browsers never send it to a server, so no log holds it.
+  return `${location.origin}/play/${encodeURIComponent(view.id || game.id)}${invite ? `#invite=${encodeURIComponent(invite)}` : ""}`;
+}
+
+function drawJoinAndShare(view) {
+  const spectator = !isSeated(view);
+  const openSeats = (view.seats || []).filter((s) => !s.name && !s.bot).length;
+  $("join").hidden = !(spectator && view.status === "waiting" && openSeats > 0);
+  if (!$("join").hidden && !$("join-name").value) $("join-name").value = localStorage.getItem("basra:name") || "";
+  const others = (view.seats || []).filter((s) => s.name && !s.bot).map((s) => s.name);
+  $("join-who").textContent = others.length
+    ? `${others.join(", ")} ${others.length > 1 ? "are" : "is"} waiting for you.` : "";
+  const invite = localStorage.getItem(INVITE_KEY(view.id || game.id));
+  const share = $("share");
+  share.hidden = !(view.status === "waiting" && (!spectator || invite));
+  if (!share.hidden) {
+    $("share-link").value = shareLink(view);
+    $("share-label").textContent = `Waiting for ${openSeats === 1 ? "one more player" : `${openSeats} more players`}. Send this link:`;
+  }
+}
+
+function drawTools(view, final) {
+  const clockOn = Boolean(view.deadline) && view.status === "active";
+  $("clock").hidden = !(final && clockOn);
+  if (final) {
+    $("clock").dataset.deadline = clockOn ? view.deadline : "";
+    tickClocks();
+  }
+  // Resigning came with the turn clock (API.md 13-14): a view with `deadline` offers it.
+  $("resign").hidden = !(isSeated(view) && view.status === "active" && "deadline" in view);
+}
+
+function clockText(deadline) {
+  const left = Math.max(0, Date.parse(deadline) - Date.now());
+  const seconds = Math.ceil(left / 1000);
+  return { seconds, text: `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}` };
+}
+
+function tickClocks() {
+  const clock = $("clock");
+  const view = game.shown;
+  if (!clock.hidden && clock.dataset.deadline && view) {
+    const { seconds, text } = clockText(clock.dataset.deadline);
+    const whose = yourTurn(view) ? "Your time" : `${view.turn !== null ? sideLabelForSeat(view, view.turn) : ""} time`;
+    clock.textContent = `\u23f1 ${whose}: ${text}`;
+    clock.dataset.seconds = String(seconds);
+    clock.classList.toggle("low", seconds <= 10);
+  }
+  for (const node of document.querySelectorAll(".seat-clock[data-deadline]")) {
+    const { seconds, text } = clockText(node.dataset.deadline);
+    node.textContent = ` \u23f1 ${text}`;
+    node.classList.toggle("low", seconds <= 10);
+  }
+}
+
+function sideLabelForSeat(view, seat) {
+  const entry = (view.seats || []).find((s) => s.seat === seat);
+  return entry ? (entry.name || `Seat ${seat + 1}`) + "'s" : "";
+}
+
+// ---- acting ---------------------------------------------------------------------------------------
 
 function newKey() {
   if (globalThis.crypto && crypto.randomUUID) return crypto.randomUUID();
@@ -185,14 +432,13 @@ function newKey() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-function yourTurn(view = game.view) {
-  return Boolean(view && view.status === "active" && view.you !== undefined && view.you !== null
-    && view.turn === view.you);
-}
-
 async function playCard(code) {
   const view = game.view;
   if (game.busy || !view) return;
+  if (game.animating || game.shown !== view) {
+    setStatus("Wait a moment: the last plays are still being shown.", "warn");
+    return;
+  }
   if (!yourTurn(view)) {
     setStatus(view.status === "active" ? "Wait for your turn." : "The game is not in play.", "warn");
     return;
@@ -204,305 +450,69 @@ async function playCard(code) {
     const { data } = await api("POST", `/games/${encodeURIComponent(game.id)}/moves`, {
       token: game.token,
       body: { card: code },
-      headers: { "Idempotency-Key": newKey() },
+      headers: { "Idempotency-Key": newKey(), "If-Match": `"${view.version}"` },
     });
-    const moves = data.moves || [];
-    setStatus(moves.map((m) => describeMove(data.state, m, data.state.you)).join(". ") || "Played.");
-    update(data.state, moves);
+    setStatus("");
+    addMoves(data.moves || []);
+    game.busy = false;
+    await enqueue(data.state);
   } catch (err) {
     showError(err);
-    if (err.status === 409 || err.status === 412) game.etag = null; // refresh on the next poll
+    if (err.status === 409 || err.status === 412) game.etag = null; // the next look refreshes
   } finally {
     game.busy = false;
-    schedulePoll();
+    if (game.refreshLater) {
+      game.refreshLater = false;
+      refresh([]).catch(showError);
+    }
+  }
+}
+
+async function joinGame(event) {
+  event.preventDefault();
+  const name = $("join-name").value.trim() || "Player";
+  localStorage.setItem("basra:name", name);
+  const seed = $("join-seed").value.trim();
+  const body = seed ? { name, seed } : { name };
+  const invite = inviteFromLink();
+  if (invite) body.invite = invite;
+  try {
+    setStatus("Joining\u2026");
+    const { data } = await api("POST", `/games/${encodeURIComponent(game.id)}/join`, { body });
+    saveSeat(game.id, data.seat, data.token);
+    game.token = data.token;
+    game.etag = null;
+    if (invite) history.replaceState({}, "", location.pathname); // the invite has done its job
+    setStatus("You joined the game.");
+    addMoves(data.moves || []);
+    await enqueue(data.state);
+  } catch (err) {
+    showError(err);
+  }
+}
+
+async function resign(event) {
+  if (event.target.returnValue !== "resign") return;
+  try {
+    const { data } = await api("POST", `/games/${encodeURIComponent(game.id)}/resign`, { token: game.token, body: {} });
+    setStatus("You resigned.");
+    if (data && data.state) await enqueue(data.state);
+  } catch (err) {
+    showError(err);
   }
 }
 
 function onKey(event) {
   const target = event.target;
-  if (target && /^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName)) return;
+  if (target && /^(INPUT|SELECT|TEXTAREA|DIALOG)$/.test(target.tagName)) return;
   if (event.altKey || event.ctrlKey || event.metaKey) return;
-  if (!/^[1-9]$/.test(event.key) || !game.view || !game.view.hand) return;
+  if (!/^[1-9]$/.test(event.key) || !game.view || !game.view.hand || $("game").hidden) return;
   const code = game.view.hand[Number(event.key) - 1];
   if (code) {
     event.preventDefault();
     playCard(code);
   }
 }
-
-// ---- rendering ---------------------------------------------------------------------------
-
-function update(view, freshMoves = []) {
-  if (!view) return;
-  const previous = game.view;
-  if (previous && previous.id === view.id && view.version < previous.version) return;
-  game.view = view;
-  if (freshMoves.length) {
-    for (const move of freshMoves) {
-      if (!game.moves.some((m) => m.n === move.n)) game.moves.push(move);
-    }
-  }
-  announceRounds(view, previous);
-  render(view);
-  refreshMoveLog(view);
-}
-
-function announceRounds(view, previous) {
-  const rounds = view.rounds || [];
-  if (game.roundsSeen !== null && rounds.length > game.roundsSeen) {
-    const last = rounds[rounds.length - 1];
-    const parts = (last.points || []).map((p, side) => `${sideName(view, side)} ${p}`);
-    setStatus(`Round ${last.round} scored: ${parts.join(", ")}.`, "good");
-  } else if (previous && previous.turn !== view.turn && yourTurn(view) && !game.busy) {
-    const move = view.last_move;
-    if (move && move.seat !== view.you) setStatus(describeMove(view, move, view.you));
-  }
-  game.roundsSeen = rounds.length;
-}
-
-function render(view) {
-  $("game").hidden = false;
-  const root = $("game");
-  root.dataset.status = view.status;
-  root.dataset.version = String(view.version);
-  root.dataset.turn = view.turn === null || view.turn === undefined ? "" : String(view.turn);
-  root.dataset.you = view.you === undefined || view.you === null ? "" : String(view.you);
-  root.dataset.yourTurn = String(yourTurn(view));
-
-  const spectator = view.you === undefined || view.you === null;
-  $("join").hidden = !(spectator && view.status === "waiting");
-  if (!$("join").hidden && !$("join-name").value) $("join-name").value = localStorage.getItem("basra:name") || "";
-  const others = (view.seats || []).filter((s) => s.name).map((s) => s.name);
-  $("join-who").textContent = others.length ? `${others.join(", ")} ${others.length > 1 ? "are" : "is"} waiting for you.` : "";
-
-  const share = $("share");
-  share.hidden = !(view.status === "waiting" && !spectator);
-  if (!share.hidden) $("share-link").value = `${location.origin}/play/${encodeURIComponent(view.id || game.id)}`;
-
-  renderScoreboard(view);
-  renderOpponents(view);
-  renderStock(view);
-  renderFloor(view);
-  $("last-move").textContent = view.last_move ? describeMove(view, view.last_move, view.you) : "";
-  renderTurn(view);
-  renderHand(view);
-  renderRounds(view);
-  renderResult(view);
-}
-
-function renderScoreboard(view) {
-  const target = view.target_score;
-  const turnSide = (view.seats || []).find((s) => s.seat === view.turn);
-  const boxes = (view.sides || []).map((side) => {
-    const mine = (view.seats || []).some((s) => s.side === side.side && s.seat === view.you);
-    const classes = ["side", mine ? "mine" : "", turnSide && turnSide.side === side.side ? "to-move" : ""];
-    const lastRound = (view.rounds || []).slice(-1)[0];
-    const lastPoints = lastRound && lastRound.points ? lastRound.points[side.side] : null;
-    return el("div", { class: classes.join(" "), "data-side": side.side },
-      el("div", { class: "side-name", text: sideName(view, side.side) + (mine ? " (you)" : "") }),
-      el("div", { class: "side-score" }, el("span", { class: "score", text: side.score ?? 0 }),
-        el("span", { class: "of", text: target ? ` / ${target}` : "" })),
-      el("div", { class: "side-stats" },
-        el("span", { title: "Cards captured this round", text: `Pile ${side.captured ?? 0}` }),
-        el("span", { title: "Basras this round", text: `Basras ${side.basras ?? 0}` }),
-        el("span", { title: "Jack basras this round", text: `Jack basras ${side.jack_basras ?? 0}` })),
-      lastPoints !== null && lastPoints !== undefined
-        ? el("div", { class: "side-last", text: `Last round +${lastPoints}` }) : null);
-  });
-  const info = el("div", { class: "match-info" },
-    el("span", { text: `Round ${view.round ?? 1}` }),
-    el("span", { text: target ? `Target ${target}` : "" }));
-  $("scoreboard").replaceChildren(info, ...boxes);
-}
-
-function renderOpponents(view) {
-  const seats = (view.seats || []).filter((s) => s.seat !== view.you);
-  $("opponents").replaceChildren(...seats.map((s) => {
-    const count = s.hand_size ?? 0;
-    const fan = el("div", { class: "fan", "aria-hidden": "true" },
-      ...Array.from({ length: Math.min(count, 8) }, () => cardBack("small")));
-    const named = seatName(view, s.seat);
-    const tag = s.bot && !named.toLowerCase().includes(String(s.bot).toLowerCase())
-      ? el("span", { class: "tag", text: `${s.bot} bot` }) : null;
-    const dealer = view.dealer === s.seat ? el("span", { class: "tag", text: "dealer" }) : null;
-    return el("div", {
-      class: `seat ${view.turn === s.seat ? "to-move" : ""}`,
-      "data-seat": s.seat,
-      "aria-label": `${seatName(view, s.seat)}: ${count} cards in hand`,
-    }, el("div", { class: "seat-name" }, named, " ", tag, dealer),
-    fan, el("div", { class: "seat-count", text: `${count} card${count === 1 ? "" : "s"}` }));
-  }));
-}
-
-function renderStock(view) {
-  const left = Array.isArray(view.stock) ? view.stock.length : view.stock ?? 0;
-  $("stock").replaceChildren(
-    left > 0 ? cardBack("stock-card") : el("div", { class: "card empty", "aria-hidden": "true" }),
-    el("div", { class: "stock-count", text: `Stock ${left}` }),
-  );
-  $("stock").setAttribute("aria-label", `${left} cards left in the stock`);
-}
-
-function renderFloor(view) {
-  const floor = view.floor || [];
-  const floorNode = $("floor");
-  if (!floor.length) {
-    floorNode.replaceChildren(el("div", { class: "floor-empty", text: "The floor is empty" }));
-    return;
-  }
-  floorNode.replaceChildren(...floor.map((code) =>
-    cardFace(code, { attrs: { role: "listitem", "aria-label": cardName(code) } })));
-}
-
-function renderTurn(view) {
-  let text = "";
-  if (view.status === "waiting") text = "Waiting for players to join\u2026";
-  else if (view.status === "finished") text = "Game over";
-  else if (yourTurn(view)) text = "Your turn \u2014 pick a card (keys 1\u20134)";
-  else if (view.turn !== null && view.turn !== undefined) text = `${seatName(view, view.turn)} to play\u2026`;
-  const node = $("turn");
-  node.textContent = text;
-  node.className = `turn ${yourTurn(view) ? "yours" : ""}`;
-  const you = view.you;
-  $("you-label").textContent = you === undefined || you === null
-    ? "You are watching this game."
-    : `${seatName(view, you)}${view.dealer === you ? " \u00b7 dealer" : ""}`;
-}
-
-function legalFor(view, code) {
-  return (view.legal_moves || []).find((m) => String(m.card).toUpperCase() === code.toUpperCase());
-}
-
-function previewText(code, legal) {
-  if (!legal) return "";
-  const took = legal.captured && legal.captured.length;
-  const basra = legal.basra === "jack_basra" ? " \u2014 jack basra!" : legal.basra ? " \u2014 basra!" : "";
-  return took ? `${cardText(code)} would take ${cardsText(legal.captured)}${basra}`
-    : `${cardText(code)} would take nothing (it stays on the floor)`;
-}
-
-function highlight(code) {
-  const view = game.view;
-  const legal = code && view ? legalFor(view, code) : null;
-  const targets = new Set(((legal && legal.captured) || []).map((c) => String(c).toUpperCase()));
-  for (const card of $("floor").querySelectorAll(".card")) {
-    card.classList.toggle("target", targets.has(card.dataset.card));
-  }
-  $("caption").textContent = legal ? previewText(code, legal) : "";
-}
-
-function renderHand(view) {
-  const hand = view.hand || [];
-  const mine = yourTurn(view);
-  const active = document.activeElement;
-  const focused = active && active.dataset && active.closest && active.closest("#hand") ? active.dataset.card : game.focusCard;
-  const buttons = hand.map((code, index) => {
-    const legal = mine ? legalFor(view, code) : null;
-    const badge = legal && legal.captured && legal.captured.length
-      ? el("span", { class: `badge ${legal.basra ? "basra" : ""}`, "aria-hidden": "true",
-        text: legal.basra ? "\u2605" : `+${legal.captured.length}` }) : null;
-    const button = cardFace(code, {
-      tag: "button",
-      attrs: {
-        type: "button",
-        "aria-label": `Play ${cardName(code)}`,
-        "aria-describedby": "caption",
-        "aria-disabled": mine ? null : "true",
-        title: legal ? previewText(code, legal) : `${cardName(code)} (key ${index + 1})`,
-        "data-index": index + 1,
-      },
-    });
-    if (badge) button.append(badge);
-    button.classList.add("playable");
-    if (!mine) button.classList.add("waiting");
-    button.addEventListener("click", () => playCard(code));
-    button.addEventListener("mouseenter", () => highlight(code));
-    button.addEventListener("mouseleave", () => highlight(null));
-    button.addEventListener("focus", () => {
-      game.focusCard = code;
-      highlight(code);
-    });
-    button.addEventListener("blur", () => highlight(null));
-    return button;
-  });
-  const handNode = $("hand");
-  handNode.replaceChildren(...buttons);
-  handNode.hidden = view.you === undefined || view.you === null;
-  $("caption").textContent = "";
-  if (focused) {
-    const again = handNode.querySelector(`[data-card="${focused}"]`) || handNode.querySelector("button");
-    if (again) again.focus();
-  }
-}
-
-function renderRounds(view) {
-  const rounds = view.rounds || [];
-  const sides = view.sides || [];
-  if (!rounds.length) {
-    $("rounds").replaceChildren(el("p", { class: "muted", text: "No round scored yet." }));
-    return;
-  }
-  const head = el("tr", {}, el("th", { scope: "col", text: "Round" }),
-    ...sides.map((s) => el("th", { scope: "col", text: sideName(view, s.side) })));
-  const rows = rounds.map((r) => el("tr", {}, el("th", { scope: "row", text: r.round }),
-    ...sides.map((s) => {
-      const cards = r.cards ? ` (${r.cards[s.side]} cards${r.majority === s.side ? ", majority" : ""})` : "";
-      return el("td", { text: `${(r.points || [])[s.side] ?? 0}${cards}` });
-    })));
-  const total = el("tr", { class: "total" }, el("th", { scope: "row", text: "Total" }),
-    ...sides.map((s) => el("td", { text: s.score ?? 0 })));
-  $("rounds").replaceChildren(el("table", {}, el("thead", {}, head), el("tbody", {}, ...rows, total)));
-}
-
-function renderResult(view) {
-  const node = $("result");
-  if (view.status !== "finished") {
-    node.hidden = true;
-    return;
-  }
-  const winner = view.winner;
-  const yourSide = (view.seats || []).find((s) => s.seat === view.you);
-  let headline;
-  if (winner === null || winner === undefined) headline = "It's a draw.";
-  else if (yourSide && yourSide.side === winner) headline = "You win!";
-  else headline = `${sideName(view, winner)} wins.`;
-  const scores = (view.sides || []).map((s) => `${sideName(view, s.side)} ${s.score}`).join(" \u00b7 ");
-  node.replaceChildren(
-    el("h2", { id: "winner", text: headline }),
-    el("p", { text: scores }),
-    el("p", { class: "result-links" },
-      el("a", { id: "replay-link", class: "button primary", href: `/replay/${encodeURIComponent(view.id || game.id)}`, text: "Watch the replay" }),
-      el("a", { class: "button", href: "/", text: "New game" })),
-  );
-  node.hidden = false;
-  node.dataset.winner = winner === null || winner === undefined ? "" : String(winner);
-}
-
-// The move log: GET /games/{id}/moves once per new version (moves are public).
-async function refreshMoveLog(view) {
-  if (!view || view.status === "waiting" || game.movesVersion === view.version) {
-    drawLog(view);
-    return;
-  }
-  const version = view.version;
-  try {
-    const { data } = await api("GET", `/games/${encodeURIComponent(game.id)}/moves`);
-    game.moves = (data && data.moves) || game.moves;
-    game.movesVersion = version;
-  } catch (err) {
-    // keep what we have; the view itself is already on screen
-  }
-  drawLog(game.view);
-}
-
-function drawLog(view) {
-  if (!view) return;
-  const recent = game.moves.slice(-12).reverse();
-  $("log").replaceChildren(...recent.map((m) =>
-    el("li", { value: m.n, class: m.basra ? "basra" : "" }, `${describeMove(view, m, view.you)}`)));
-}
-
-// ---- start -------------------------------------------------------------------------------
 
 async function copyLink() {
   const input = $("share-link");
@@ -515,21 +525,24 @@ async function copyLink() {
   }
 }
 
+// ---- start --------------------------------------------------------------------------------------
+
 function start() {
-  $("bot-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    const seed = $("seed").value.trim();
-    createGame([human(playerName(), seed), { bot: $("level").value }]).catch(showError);
-  });
-  $("friend-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    const seed = $("seed").value.trim();
-    createGame([human(playerName(), seed), { open: true }]).catch(showError);
-  });
+  $("setup-form").addEventListener("submit", createGame);
   $("join-form").addEventListener("submit", joinGame);
   $("copy-link").addEventListener("click", copyLink);
+  $("resign").addEventListener("click", () => {
+    $("resign-dialog").returnValue = "";
+    $("resign-dialog").showModal();
+  });
+  $("resign-dialog").addEventListener("close", () => resign({ target: $("resign-dialog") }));
+  $("pace").value = String(pace());
+  if (!$("pace").value) $("pace").value = "800";
+  $("pace").addEventListener("change", () => localStorage.setItem(PACE_KEY, $("pace").value));
+  $("floor").addEventListener("mouseleave", () => highlight(game.view, null));
   document.addEventListener("keydown", onKey);
   window.addEventListener("popstate", () => location.reload());
+  game.clockTimer = setInterval(tickClocks, 250);
 
   const match = location.pathname.match(/^\/play\/([^/]+)\/?$/);
   if (match) {

@@ -1,0 +1,283 @@
+// The lobby: a form that can set up any game POST /games accepts. Every allowed value, default
+// and explanation comes from GET /rules; nothing about the rules is typed in here.
+import { api, el } from "./basra.js";
+
+const $ = (id) => document.getElementById(id);
+// Options with a place of their own in the form (the target and the turn clock).
+const OWN_PLACE = new Set(["target_score", "turn_seconds", "max_timeouts"]);
+const CLOCK_PRESETS = [15, 30, 60, 120, 300];
+
+const setup = { catalog: null, players: 2, seats: [], target: null };
+
+export const sideOf = (seat) => seat % 2; // RULES.md 1.1: seats 0 and 2 are side 0
+export const teamName = (side) => (side === 0 ? "Team A" : "Team B");
+
+function words(value) {
+  return String(value).replaceAll("_", " ");
+}
+
+function option(name) {
+  return (setup.catalog.options || []).find((o) => o.name === name) || null;
+}
+
+// ---- players and seats -------------------------------------------------------------------
+
+function seatChoices() {
+  const bots = setup.catalog.bots || [];
+  return [
+    { value: "you", text: "You" },
+    ...bots.map((b) => ({ value: `bot:${b.level}`, text: `Bot: ${b.level}${b.help ? ` (${b.help})` : ""}` })),
+    { value: "open", text: "Open seat: a friend joins by link" },
+  ];
+}
+
+function defaultSeats(count) {
+  const bots = (setup.catalog.bots || []).map((b) => b.level);
+  const level = bots.includes("greedy") ? "greedy" : bots[0];
+  return Array.from({ length: count }, (_, i) => (i === 0 ? "you" : `bot:${level}`));
+}
+
+function seatTitle(seat) {
+  if (setup.players === 2) return seat === 0 ? "Seat 1" : "Seat 2 (opponent)";
+  const role = seat === 2 ? "partner of seat 1" : seat === 0 ? "" : "opponent";
+  return `Seat ${seat + 1} \u00b7 ${teamName(sideOf(seat))}${role ? ` (${role})` : ""}`;
+}
+
+function drawSeats() {
+  const choices = seatChoices();
+  $("seats").replaceChildren(...setup.seats.map((value, seat) => {
+    const select = el("select", { id: `seat-${seat}`, "data-seat": seat },
+      ...choices.map((c) => el("option", { value: c.value, text: c.text, selected: c.value === value })));
+    select.addEventListener("change", () => chooseSeat(seat, select.value));
+    return el("label", { class: `seat-setup side-${sideOf(seat)}` },
+      el("span", { class: "seat-title", text: seatTitle(seat) }), select);
+  }));
+  const teams = setup.players === 4;
+  $("seats-hint").textContent = teams
+    ? "Partners sit across: seats 1 and 3 play against seats 2 and 4."
+    : "Choose who plays each seat.";
+  const open = setup.seats.includes("open");
+  $("public-row").hidden = !(open && supportsPublic());
+}
+
+function chooseSeat(seat, value) {
+  if (value === "you") {
+    // One browser holds one seat: "you" moves rather than doubles.
+    setup.seats = setup.seats.map((v, i) => (v === "you" && i !== seat ? defaultSeats(2)[1] : v));
+  }
+  setup.seats[seat] = value;
+  drawSeats();
+  $(`seat-${seat}`).focus();
+}
+
+function drawPlayerCounts() {
+  const counts = setup.catalog.players || [2];
+  $("player-counts").replaceChildren(...counts.map((count) => {
+    const input = el("input", { type: "radio", name: "players", value: count, id: `players-${count}`,
+      checked: count === setup.players });
+    input.addEventListener("change", () => {
+      setup.players = count;
+      const kept = setup.seats.slice(0, count);
+      setup.seats = [...kept, ...defaultSeats(count).slice(kept.length)];
+      drawSeats();
+    });
+    return el("label", { class: "pill" }, input,
+      el("span", { text: count === 4 ? "4 players (2 teams)" : `${count} players` }));
+  }));
+}
+
+// ---- target score -------------------------------------------------------------------------
+
+function drawTargets() {
+  const target = setup.catalog.target_score;
+  setup.target = target.default;
+  const presets = target.presets || [target.default];
+  const radios = [...presets.map(String), "custom"].map((value) => {
+    const input = el("input", { type: "radio", name: "target", value, id: `target-${value}`,
+      checked: value === String(target.default) });
+    input.addEventListener("change", () => {
+      $("target-custom-row").hidden = value !== "custom";
+      if (value === "custom") $("target-custom").focus();
+    });
+    const text = value === "custom" ? "Other" : value === String(target.default) ? `${value} (standard)` : value;
+    return el("label", { class: "pill" }, input, el("span", { text }));
+  });
+  $("targets").replaceChildren(...radios);
+  const custom = $("target-custom");
+  custom.min = String(target.minimum);
+  custom.max = String(target.maximum);
+  custom.placeholder = `${target.minimum} to ${target.maximum}`;
+}
+
+function chosenTarget() {
+  const picked = document.querySelector("input[name=target]:checked");
+  const target = setup.catalog.target_score;
+  if (!picked || picked.value !== "custom") return Number(picked ? picked.value : target.default);
+  const value = Number($("target-custom").value);
+  if (!Number.isInteger(value) || value < target.minimum || value > target.maximum) {
+    throw new Error(`The target score must be a whole number from ${target.minimum} to ${target.maximum}.`);
+  }
+  return value;
+}
+
+// ---- house rules and the clock ----------------------------------------------------------------
+
+function describeDefault(opt) {
+  if (opt.type === "boolean") return opt.default ? "on" : "off";
+  if (opt.default === null || opt.default === undefined) return "none";
+  return words(opt.default);
+}
+
+function ruleControl(opt) {
+  const id = `rule-${opt.name}`;
+  const help = el("small", { class: "rule-help", id: `${id}-help` },
+    opt.help, " ", el("span", { class: "rule-default", text: `Standard: ${describeDefault(opt)}.` }));
+  let control;
+  if (opt.type === "choice") {
+    control = el("select", { id, "data-rule": opt.name, "aria-describedby": `${id}-help`, disabled: opt.values.length < 2 },
+      ...opt.values.map((value) => {
+        const extra = (opt.value_help || {})[value];
+        const label = `${words(value)}${value === opt.default ? " (standard)" : ""}${extra ? ` \u2014 ${extra}` : ""}`;
+        return el("option", { value, text: label, selected: value === opt.default });
+      }));
+  } else if (opt.type === "boolean") {
+    control = el("input", { id, type: "checkbox", "data-rule": opt.name, "aria-describedby": `${id}-help`, checked: Boolean(opt.default) });
+  } else {
+    control = el("input", { id, type: "number", inputmode: "numeric", "data-rule": opt.name, "aria-describedby": `${id}-help`,
+      min: opt.minimum, max: opt.maximum, value: opt.default ?? "" });
+  }
+  control.addEventListener("change", markChanged);
+  const wrapper = opt.type === "boolean"
+    ? el("div", { class: "rule" }, el("label", { class: "check" }, control, el("span", { class: "rule-label", text: opt.label })), help)
+    : el("div", { class: "rule" }, el("label", { class: "rule-label", for: id, text: opt.label }), control, help);
+  wrapper.dataset.rule = opt.name;
+  return wrapper;
+}
+
+function ruleValue(opt, control) {
+  if (opt.type === "boolean") return control.checked;
+  if (opt.type === "choice") return control.value;
+  if (control.value === "" && opt.nullable) return null;
+  const value = Number(control.value);
+  if (!Number.isInteger(value) || (opt.minimum !== undefined && value < opt.minimum)
+    || (opt.maximum !== undefined && value > opt.maximum)) {
+    throw new Error(`${opt.label} must be a whole number from ${opt.minimum} to ${opt.maximum}.`);
+  }
+  return value;
+}
+
+// The options that differ from the standard rules; only those are sent.
+function changedRules() {
+  const rules = {};
+  for (const opt of setup.catalog.options || []) {
+    if (OWN_PLACE.has(opt.name)) continue;
+    const control = $(`rule-${opt.name}`);
+    if (!control) continue;
+    const value = ruleValue(opt, control);
+    if (value !== opt.default) rules[opt.name] = value;
+  }
+  return rules;
+}
+
+function markChanged() {
+  let count = 0;
+  for (const node of document.querySelectorAll("#rule-options .rule")) {
+    const opt = option(node.dataset.rule);
+    const control = $(`rule-${opt.name}`);
+    let changed = false;
+    try {
+      changed = ruleValue(opt, control) !== opt.default;
+    } catch (err) {
+      changed = true;
+    }
+    node.classList.toggle("changed", changed);
+    if (changed) count += 1;
+  }
+  $("rules-changed").textContent = count ? `(${count} changed)` : "(standard)";
+}
+
+function drawRules() {
+  const options = (setup.catalog.options || []).filter((o) => !OWN_PLACE.has(o.name));
+  $("rule-options").replaceChildren(...options.map(ruleControl));
+  markChanged();
+}
+
+function drawClock() {
+  const seconds = option("turn_seconds");
+  $("clock-setup").hidden = !seconds;
+  if (!seconds) return;
+  const low = seconds.minimum ?? 1;
+  const high = seconds.maximum ?? 3600;
+  const presets = CLOCK_PRESETS.filter((s) => s >= low && s <= high);
+  const select = el("select", { id: "clock-seconds", "aria-describedby": "clock-help" },
+    el("option", { value: "", text: "No clock", selected: seconds.default === null }),
+    ...presets.map((s) => el("option", { value: s, text: s < 60 ? `${s} seconds a move` : `${s / 60} minute${s > 60 ? "s" : ""} a move`,
+      selected: s === seconds.default })));
+  const timeouts = option("max_timeouts");
+  const rows = [
+    el("label", { class: "field", for: "clock-seconds", text: seconds.label }), select,
+    el("small", { class: "rule-help", id: "clock-help", text: seconds.help }),
+  ];
+  if (timeouts) {
+    const input = el("input", { id: "clock-timeouts", type: "number", inputmode: "numeric",
+      min: timeouts.minimum, max: timeouts.maximum, value: timeouts.default, "aria-describedby": "timeouts-help" });
+    rows.push(el("label", { class: "field", id: "clock-timeouts-row", for: "clock-timeouts", text: timeouts.label }), input,
+      el("small", { class: "rule-help", id: "timeouts-help", text: `${timeouts.help} Standard: ${timeouts.default}.` }));
+  }
+  $("clock-options").replaceChildren(...rows);
+}
+
+function clockRules() {
+  const seconds = option("turn_seconds");
+  if (!seconds || !$("clock-seconds")) return {};
+  const value = $("clock-seconds").value;
+  if (!value) return {};
+  const rules = { turn_seconds: Number(value) };
+  const timeouts = option("max_timeouts");
+  if (timeouts && $("clock-timeouts")) {
+    const count = ruleValue(timeouts, $("clock-timeouts"));
+    if (count !== timeouts.default) rules.max_timeouts = count;
+  }
+  return rules;
+}
+
+// Invitations (API.md 15): GET /rules says whether POST /games takes "public".
+function supportsPublic() {
+  return Boolean(setup.catalog && setup.catalog.public_games);
+}
+
+// ---- the request ------------------------------------------------------------------------------
+
+export function gameRequest(name, seed) {
+  const players = setup.seats.map((value) => {
+    if (value === "you") return seed ? { name, seed } : { name };
+    if (value === "open") return { open: true };
+    return { bot: value.slice("bot:".length) };
+  });
+  const rules = { ...changedRules(), ...clockRules() };
+  const target = chosenTarget();
+  if (target !== setup.catalog.target_score.default) rules.target_score = target;
+  const body = { players };
+  if (Object.keys(rules).length) body.rules = rules;
+  if (setup.seats.includes("open") && supportsPublic() && $("public").checked) body.public = true;
+  return body;
+}
+
+export async function loadLobby() {
+  if (!setup.catalog) {
+    const { data } = await api("GET", "/rules");
+    setup.catalog = data;
+    setup.players = (data.players || [2])[0];
+    setup.seats = defaultSeats(setup.players);
+    drawPlayerCounts();
+    drawSeats();
+    drawTargets();
+    drawClock();
+    drawRules();
+    $("rules-reset").addEventListener("click", () => {
+      drawRules();
+      $("rule-options").querySelector("select, input")?.focus();
+    });
+  }
+  $("start").disabled = false;
+}
