@@ -19,7 +19,8 @@ COUNT_STEPS = """() => {
   window.__steps = 0;
   new MutationObserver(() => {
     if (document.querySelector('#game').dataset.animating === 'true') window.__steps += 1;
-  }).observe(document.querySelector('#game'), { attributes: true, attributeFilter: ['data-animating'] });
+  }).observe(document.querySelector('#game'),
+             { attributes: true, attributeFilter: ['data-animating'] });
 }"""
 
 
@@ -47,7 +48,9 @@ def test_two_human_partners_and_two_bots_play_a_match_to_its_end(
     lobby_page.check("#players-4")
     lobby_page.click("#house-rules summary")
     screenshot(lobby_page, "lobby")
-    game_id = lobby_game(alice, live_server_url, "Alice", ["you", "bot:greedy", "open", "bot:random"], "31")
+    game_id = lobby_game(
+        alice, live_server_url, "Alice", ["you", "bot:greedy", "open", "bot:random"], "31"
+    )
     alice.wait_for_selector("#share:not([hidden])")
     link = alice.input_value("#share-link")
 
@@ -60,7 +63,9 @@ def test_two_human_partners_and_two_bots_play_a_match_to_its_end(
         page.evaluate(COUNT_STEPS)
 
     # Partners sit across; each side is one team with its own score box.
-    assert alice.get_attribute('#opponents [data-seat="2"]', "class").split().count("place-top") == 1
+    assert (
+        alice.get_attribute('#opponents [data-seat="2"]', "class").split().count("place-top") == 1
+    )
     assert bob.get_attribute('#opponents [data-seat="0"]', "class").split().count("place-top") == 1
     assert "partner" in alice.text_content('#opponents [data-seat="2"]')
     assert "place-left" in alice.get_attribute('#opponents [data-seat="1"]', "class")
@@ -126,8 +131,10 @@ def test_each_bot_play_is_shown_on_its_own_before_your_next_turn(
           window.__lines = [];
           new MutationObserver(() => {
             const text = document.querySelector('#last-move').textContent;
-            if (text && window.__lines[window.__lines.length - 1] !== text) window.__lines.push(text);
-          }).observe(document.querySelector('#last-move'), { childList: true, characterData: true, subtree: true });
+            const lines = window.__lines;
+            if (text && lines[lines.length - 1] !== text) lines.push(text);
+          }).observe(document.querySelector('#last-move'),
+                     { childList: true, characterData: true, subtree: true });
         }"""
     )
     page.click("#hand button >> nth=0")
@@ -139,8 +146,10 @@ def test_each_bot_play_is_shown_on_its_own_before_your_next_turn(
     # Each of the three bots' plays was on screen by itself, in seat order, after yours.
     for bot in ("Greedy bot", "Random bot (your partner)", "Expert bot"):
         assert bot in players, lines
-    assert players.index("Greedy bot") < players.index("Random bot (your partner)") < players.index(
-        "Expert bot"
+    assert (
+        players.index("Greedy bot")
+        < players.index("Random bot (your partner)")
+        < players.index("Expert bot")
     )
     assert page.locator("#hand button").count() == 3
 

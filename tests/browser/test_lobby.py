@@ -107,14 +107,17 @@ def test_a_move_can_be_played_with_the_keyboard_alone(live_server_url: str, new_
             break
         page.keyboard.press("Tab")
     focused = page.evaluate(
-        "({card: document.activeElement.dataset.card, label: document.activeElement.getAttribute('aria-label'),"
-        " visible: document.activeElement.matches(':focus-visible')})"
+        """() => { const node = document.activeElement;
+                   return { card: node.dataset.card, label: node.getAttribute('aria-label'),
+                            visible: node.matches(':focus-visible') }; }"""
     )
     assert focused["card"] and focused["label"].startswith("Play ") and focused["visible"]
     assert focused["card"][:-1] in page.text_content("#caption")  # what it would take
     before = page.get_attribute("#game", "data-version")
     page.keyboard.press("Enter")
-    page.wait_for_function("old => document.querySelector('#game').dataset.version !== old", arg=before)
+    page.wait_for_function(
+        "old => document.querySelector('#game').dataset.version !== old", arg=before
+    )
     page.wait_for_function(TURN_OR_END)
     log = page.text_content("#log")
     assert f"You played {focused['card'][:-1]}" in log

@@ -30,7 +30,15 @@ def test_the_replay_page_and_the_scripts_are_served() -> None:
     web = client()
     page = web.get("/replay/abc123")
     assert page.status_code == 200 and b"/static/web/replay.js" in page.data
-    for name in ("play.js", "lobby.js", "table.js", "live.js", "replay.js", "basra.js", "shuffle.js"):
+    for name in (
+        "play.js",
+        "lobby.js",
+        "table.js",
+        "live.js",
+        "replay.js",
+        "basra.js",
+        "shuffle.js",
+    ):
         script = web.get(f"/static/web/{name}")
         assert script.status_code == 200
         assert "javascript" in script.mimetype

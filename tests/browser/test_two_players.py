@@ -15,7 +15,9 @@ import yaml
 
 pytestmark = pytest.mark.browser
 
-CARD_NAME = re.compile(r"last played (ace|[2-9]|10|jack|queen|king) of (spades|hearts|diamonds|clubs)")
+CARD_NAME = re.compile(
+    r"last played (ace|[2-9]|10|jack|queen|king) of (spades|hearts|diamonds|clubs)"
+)
 
 
 def version(page: Any) -> int:
