@@ -24,7 +24,9 @@ COUNT_STEPS = """() => {
 }"""
 
 
-def lobby_game(page: Any, base: str, name: str, seats: list[str], target: str) -> str:
+def lobby_game(
+    page: Any, base: str, name: str, seats: list[str], target: str, before_start: Any = None
+) -> str:
     """Sets up a four-player game in the lobby; returns its id."""
     page.goto(base + "/")
     page.wait_for_selector("#start:not([disabled])")
@@ -33,6 +35,8 @@ def lobby_game(page: Any, base: str, name: str, seats: list[str], target: str) -
     for seat, choice in enumerate(seats):
         page.select_option(f"#seat-{seat}", choice)
     page.check(f"#target-{target}")
+    if before_start:
+        before_start(page)
     page.click("#start")
     page.wait_for_url(re.compile(r"/play/[^/]+"))
     return str(re.search(r"/play/([^/?#]+)", page.url).group(1))
@@ -42,14 +46,19 @@ def test_two_human_partners_and_two_bots_play_a_match_to_its_end(
     api: Any, live_server_url: str, new_page: Any, screenshot: Any
 ) -> None:
     alice = new_page(pace=40)
-    lobby_page = alice
-    lobby_page.goto(live_server_url + "/")
-    lobby_page.wait_for_selector("#start:not([disabled])")
-    lobby_page.check("#players-4")
-    lobby_page.click("#house-rules summary")
-    screenshot(lobby_page, "lobby")
+
+    def show_lobby(page: Any) -> None:
+        page.click("#house-rules summary")
+        page.select_option("#rule-majority_tie", "carry_over")
+        screenshot(page, "lobby")
+
     game_id = lobby_game(
-        alice, live_server_url, "Alice", ["you", "bot:greedy", "open", "bot:random"], "31"
+        alice,
+        live_server_url,
+        "Alice",
+        ["you", "bot:greedy", "open", "bot:random"],
+        "31",
+        before_start=show_lobby,
     )
     alice.wait_for_selector("#share:not([hidden])")
     link = alice.input_value("#share-link")
@@ -75,7 +84,7 @@ def test_two_human_partners_and_two_bots_play_a_match_to_its_end(
 
     pages = {0: alice, 2: bob}
     shot = False
-    for _ in range(300):
+    for played in range(300):
         view = api.view(game_id)
         if view["status"] == "finished":
             break
@@ -85,7 +94,7 @@ def test_two_human_partners_and_two_bots_play_a_match_to_its_end(
             continue
         page = pages[turn]
         page.wait_for_selector("#game[data-your-turn=true]")
-        if not shot and len(view["floor"]) >= 3:
+        if not shot and played >= 7 and len(view["floor"]) >= 3:
             screenshot(page, "table-4p")
             shot = True
         before = page.get_attribute("#game", "data-version")

@@ -26,8 +26,8 @@ function seatChoices() {
   const bots = setup.catalog.bots || [];
   return [
     { value: "you", text: "You" },
-    ...bots.map((b) => ({ value: `bot:${b.level}`, text: `Bot: ${b.level}${b.help ? ` (${b.help})` : ""}` })),
-    { value: "open", text: "Open seat: a friend joins by link" },
+    ...bots.map((b) => ({ value: `bot:${b.level}`, text: `Bot: ${b.level}`, help: b.help })),
+    { value: "open", text: "Open seat", help: "a friend joins by link" },
   ];
 }
 
@@ -49,8 +49,10 @@ function drawSeats() {
     const select = el("select", { id: `seat-${seat}`, "data-seat": seat },
       ...choices.map((c) => el("option", { value: c.value, text: c.text, selected: c.value === value })));
     select.addEventListener("change", () => chooseSeat(seat, select.value));
+    const help = (choices.find((c) => c.value === value) || {}).help || "";
     return el("label", { class: `seat-setup side-${sideOf(seat)}` },
-      el("span", { class: "seat-title", text: seatTitle(seat) }), select);
+      el("span", { class: "seat-title", text: seatTitle(seat) }), select,
+      el("small", { class: "rule-help", text: help }));
   }));
   const teams = setup.players === 4;
   $("seats-hint").textContent = teams
@@ -136,10 +138,15 @@ function ruleControl(opt) {
   if (opt.type === "choice") {
     control = el("select", { id, "data-rule": opt.name, "aria-describedby": `${id}-help`, disabled: opt.values.length < 2 },
       ...opt.values.map((value) => {
-        const extra = (opt.value_help || {})[value];
-        const label = `${words(value)}${value === opt.default ? " (standard)" : ""}${extra ? ` \u2014 ${extra}` : ""}`;
+        const label = `${words(value)}${value === opt.default ? " (standard)" : ""}`;
         return el("option", { value, text: label, selected: value === opt.default });
       }));
+    // What the chosen value does, under the list (an option's own text stays short).
+    const note = el("span", { class: "value-note", "aria-live": "polite" });
+    const explain = () => { note.textContent = (opt.value_help || {})[control.value] || ""; };
+    control.addEventListener("change", explain);
+    explain();
+    help.prepend(note);
   } else if (opt.type === "boolean") {
     control = el("input", { id, type: "checkbox", "data-rule": opt.name, "aria-describedby": `${id}-help`, checked: Boolean(opt.default) });
   } else {
