@@ -228,8 +228,11 @@ function drawClock() {
   if (timeouts) {
     const input = el("input", { id: "clock-timeouts", type: "number", inputmode: "numeric",
       min: timeouts.minimum, max: timeouts.maximum, value: timeouts.default, "aria-describedby": "timeouts-help" });
-    rows.push(el("label", { class: "field", id: "clock-timeouts-row", for: "clock-timeouts", text: timeouts.label }), input,
+    const box = el("div", { id: "clock-timeouts-box", hidden: !select.value },
+      el("label", { class: "field", for: "clock-timeouts", text: timeouts.label }), input,
       el("small", { class: "rule-help", id: "timeouts-help", text: `${timeouts.help} Standard: ${timeouts.default}.` }));
+    select.addEventListener("change", () => { box.hidden = !select.value; });
+    rows.push(box);
   }
   $("clock-options").replaceChildren(...rows);
 }
