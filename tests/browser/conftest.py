@@ -114,10 +114,10 @@ class Api:
     def view(self, game_id: str, token: str | None = None) -> dict[str, Any]:
         return self.call("GET", f"/games/{game_id}", token=token)
 
-    def finished_game(self, name: str = "Rae", seed: str = "rae's seed") -> str:
+    def finished_game(self, name: str = "Rae", seed: str = "rae's seed", **extra: Any) -> str:
         """A short game against a bot, played to its end through the API; returns its id."""
         created = self.create(
-            [{"name": name, "seed": seed}, {"bot": "greedy"}], rules={"target_score": 1}
+            [{"name": name, "seed": seed}, {"bot": "greedy"}], rules={"target_score": 1}, **extra
         )
         token = next(s["token"] for s in created["seats"] if s.get("token"))
         view = created["state"]

@@ -65,3 +65,20 @@ def test_the_replay_steps_through_hands_and_shows_the_fairness_check(
     page.keyboard.press("ArrowRight")
     at_step(page, 1)
     screenshot(page, "replay")
+
+
+def test_the_replay_of_a_game_with_a_fixed_deck_says_so(
+    api: Any, live_server_url: str, new_page: Any
+) -> None:
+    from app.engine.cards import FULL_DECK
+
+    deck = [str(card) for card in FULL_DECK]
+    game_id = api.finished_game(deck=deck)
+    page = new_page()
+    page.goto(f"{live_server_url}/replay/{game_id}")
+    page.wait_for_selector('#decks li[data-round="1"]')
+    assert "fixed by the game's creator" in page.text_content('#decks li[data-round="1"]')
+    fairness = api.call("GET", f"/games/{game_id}/fairness")
+    if "custom_deck" in fairness:  # API.md 16
+        page.wait_for_selector("#fairness-data dt")
+        assert "fixed by the game's creator" in page.text_content("#fairness-data")

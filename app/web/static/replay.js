@@ -226,6 +226,9 @@ async function checkFairness() {
     ["Client seed", fair.client_seed === "" ? "(empty)" : fair.client_seed],
     ["Server seed", fair.server_seed || "(hidden until the game is over)"],
   ];
+  if ("custom_deck" in fair) {
+    rows.push(["Deck", fair.custom_deck ? "fixed by the game's creator (round 1 not shuffled)" : "shuffled"]);
+  }
   $("fairness-data").replaceChildren(...rows.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v ?? "" })]));
 
   const commitment = $("commitment-check");

@@ -97,6 +97,7 @@ export function renderScoreboard(view, moves) {
   });
   const info = el("div", { class: "match-info" },
     el("span", { text: `Round ${view.round ?? 1}` }),
+    view.custom_deck ? el("span", { class: "custom-deck", text: "Deck fixed by the creator" }) : null,
     el("span", { text: target ? `Target ${target}` : "" }));
   $("scoreboard").replaceChildren(info, ...boxes);
 }
