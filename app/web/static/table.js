@@ -305,6 +305,9 @@ export function renderResult(view, gameId) {
   else if (winner === null || winner === undefined) headline = "It's a draw.";
   else if (yourSide === winner) headline = teams(view) ? "Your team wins!" : "You win!";
   else headline = `${sideLabel(view, winner)} ${teams(view) ? "win" : "wins"}.`;
+  if (typeof view.resigned === "number") {
+    headline += view.resigned === yourSide ? " (your side resigned)" : ` (${sideLabel(view, view.resigned)} resigned)`;
+  }
   const scores = (view.sides || []).map((s) => `${sideLabel(view, s.side)} ${s.score}`).join(" \u00b7 ");
   node.replaceChildren(
     el("h2", { id: "winner", text: headline }),
