@@ -494,7 +494,7 @@ async function joinGame(event) {
 async function resign(event) {
   if (event.target.returnValue !== "resign") return;
   try {
-    const { data } = await api("POST", `/games/${encodeURIComponent(game.id)}/resign`, { token: game.token, body: {} });
+    const { data } = await api("POST", `/games/${encodeURIComponent(game.id)}/resign`, { token: game.token });
     setStatus("You resigned.");
     if (data && data.state) await enqueue(data.state);
   } catch (err) {
