@@ -84,7 +84,7 @@ export class Live {
   flush() {
     const records = this.pending;
     this.pending = [];
-    this.onChange(records);
+    Promise.resolve(this.onChange(records)).catch(() => {}); // the caller shows its own errors
   }
 
   schedulePoll(delay) {

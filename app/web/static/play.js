@@ -505,7 +505,7 @@ async function resign(event) {
 function onKey(event) {
   const target = event.target;
   if (target && /^(INPUT|SELECT|TEXTAREA|DIALOG)$/.test(target.tagName)) return;
-  if (event.altKey || event.ctrlKey || event.metaKey) return;
+  if (event.altKey || event.ctrlKey || event.metaKey || $("resign-dialog").open) return;
   if (!/^[1-9]$/.test(event.key) || !game.view || !game.view.hand || $("game").hidden) return;
   const code = game.view.hand[Number(event.key) - 1];
   if (code) {
