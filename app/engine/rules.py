@@ -17,6 +17,10 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "majority_tie": ("none", "carry_over"),
     "end_tie": ("play_on", "draw"),
 }
+# Every match ends after this many rounds at the latest (scoring.match_end): the highest total
+# wins, equal totals draw. Real matches end long before (to 101: 3 to 8 rounds); the bound
+# keeps the work a match can cause finite whatever its target and points.
+MAX_ROUNDS = 100
 LIMITS: dict[str, tuple[int, int]] = {
     "target_score": (1, 10000),
     "majority_points": (0, 1000),
@@ -70,6 +74,8 @@ class Rules:
                 errors[key] = f"must be null or an integer from {low} to {high}"
         if not isinstance(options.get("basra_on_final_play", True), bool):
             errors["basra_on_final_play"] = "must be true or false"
+        if not errors:
+            errors.update(_nobody_can_score(options))
         if errors:
             raise InvalidRules(errors)
         return cls(**options)
@@ -84,3 +90,18 @@ class Rules:
 
 
 _FIELD_NAMES = tuple(field.name for field in fields(Rules))
+_SCORING = ("majority_points", "basra_points", "jack_basra_points")
+
+
+def _nobody_can_score(options: Mapping[str, Any]) -> dict[str, str]:
+    """Rules under which no side can ever score: the match could never end by its target.
+
+    With ``jack_basra`` off no jack basra is ever made (capture.py: the lone Jack, the lone
+    floor 7D and the 7D of 3.5(a) all check it), so its points cannot be won either.
+    """
+    rules = Rules(**options)
+    jack_basras = rules.jack_basra != "off"
+    if rules.majority_points or rules.basra_points or (rules.jack_basra_points and jack_basras):
+        return {}
+    reason = "no side could ever score: give majority_points or basra_points a value above 0"
+    return {name: reason for name in _SCORING}

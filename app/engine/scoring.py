@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from app.engine.capture import BASRA, JACK_BASRA, Capture
 from app.engine.events import MatchEnded, RoundScored
+from app.engine.rules import MAX_ROUNDS
 from app.engine.state import SIDES, GameState, side_of
 
 
@@ -44,10 +45,15 @@ def score_round(state: GameState, seat: int, last: Capture) -> RoundScored:
 
 
 def match_end(state: GameState, scored: RoundScored) -> MatchEnded | None:
+    """RULES.md 6, and the bound on a match's length: after round ``MAX_ROUNDS`` the side
+    with the strictly highest total wins, and equal totals are a draw, whatever the target."""
     totals = [total + points for total, points in zip(state.scores, scored.points, strict=True)]
     top = max(totals)
+    leader = totals.index(top) if totals.count(top) == 1 else None
+    if scored.round >= MAX_ROUNDS:
+        return MatchEnded(leader)
     if top < state.rules.target_score:
         return None
-    if totals.count(top) == 1:
-        return MatchEnded(totals.index(top))
+    if leader is not None:
+        return MatchEnded(leader)
     return MatchEnded(None) if state.rules.end_tie == "draw" else None
