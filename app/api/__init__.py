@@ -9,6 +9,7 @@ from flask import Flask
 from app.api import contract, examples, games, meta, rules, schemas
 from app.api import stream as _stream  # noqa: F401  (adds GET /games/{id}/stream to games.blp)
 from app.api.errors import ProblemApi, register_error_handlers
+from app.api.headers import install_security_headers
 from app.api.limits import install_limits
 
 API_SETTINGS: dict[str, Any] = {
@@ -44,6 +45,9 @@ def register_api(app: Flask) -> ProblemApi:
     api.register_blueprint(games.blp)
     api.register_blueprint(rules.blp)
     app.register_blueprint(meta.bp)
+    # flask-smorest's own /docs page starts Swagger UI with an inline script.
+    app.view_functions["api-docs.openapi_swagger_ui"] = meta.docs_page
+    install_security_headers(app)
     register_error_handlers(app)
     app.extensions["basra_api"] = api
     app.extensions["basra_limiter"] = install_limits(app, games.blp)

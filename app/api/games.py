@@ -66,10 +66,12 @@ def _version_or_none(name: str) -> int | None:
         return None
 
 
-def _with_etag(response: Response, version: int) -> Response:
+def _with_etag(response: Response, version: int, private: bool = False) -> Response:
+    """``private``: the answer carries a token or a hand, which no cache may keep (no-store);
+    a spectator's view may be kept but must be revalidated (no-cache)."""
     response.headers["ETag"] = f'"{version}"'
     response.headers["Vary"] = "Authorization"
-    response.headers["Cache-Control"] = "no-cache"
+    response.headers["Cache-Control"] = "no-store" if private else "no-cache"
     return response
 
 
@@ -108,7 +110,7 @@ class GameCollection(MethodView):
         response = jsonify(created.body)
         response.status_code = 201
         response.headers["Location"] = f"/games/{created.game_id}"
-        return _with_etag(response, created.body["state"]["version"])
+        return _with_etag(response, created.body["state"]["version"], private=True)
 
     @blp.doc(
         operationId="listGames",
@@ -171,9 +173,9 @@ class GameResource(MethodView):
         if known is not None:
             current = audit.version(_db(), game_id, token)
             if known == current:
-                return _with_etag(Response(status=304), current)
+                return _with_etag(Response(status=304), current, private=token is not None)
         view = audit.view(_db(), game_id, token)
-        return _with_etag(jsonify(view), view["version"])
+        return _with_etag(jsonify(view), view["version"], private=token is not None)
 
 
 @blp.route("/<game_id>/join")
@@ -202,7 +204,7 @@ class JoinResource(MethodView):
         joined = games.join_game(_db(), game_id, body_reader(schemas.JoinSchema))
         response = jsonify(joined)
         response.status_code = 201
-        return _with_etag(response, joined["state"]["version"])
+        return _with_etag(response, joined["state"]["version"], private=True)
 
 
 @blp.route("/<game_id>/moves")
@@ -283,7 +285,7 @@ class MovesResource(MethodView):
         status, body = games.play_move(_db(), request_)
         response = jsonify(body)
         response.status_code = status
-        return _with_etag(response, body["state"]["version"])
+        return _with_etag(response, body["state"]["version"], private=True)
 
     @blp.doc(
         operationId="listMoves",

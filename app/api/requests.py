@@ -32,16 +32,46 @@ def bearer_token() -> str | None:
     return match.group(1)
 
 
+def is_json_media_type(mimetype: str) -> bool:
+    """application/json or any application/*+json (parameters such as charset aside)."""
+    kind = mimetype.split(";", 1)[0].strip().lower()
+    return kind == "application/json" or (
+        kind.startswith("application/") and kind.endswith("+json")
+    )
+
+
+def check_json_media_type(raw: bytes) -> None:
+    """A body must say it is JSON. A browser sends text/plain, a form type or (a Blob) no type
+    at all without a CORS preflight, so taking those would let any web page act for a visitor."""
+    declared = request.headers.get("Content-Type")
+    if declared is None and not raw:
+        return  # no body at all: the schema says what is missing
+    if declared is None or not is_json_media_type(declared):
+        raise ApiError(
+            "unsupported_media_type",
+            "the request body must be sent as Content-Type: application/json",
+        )
+
+
+def parse_json(raw: bytes) -> Any:
+    """The body as JSON; 400 for anything that is not JSON text a server can store."""
+    try:
+        data = json.loads(raw or b"null")
+        json.dumps(data, ensure_ascii=False).encode()  # "\ud800" parses, but is no text
+    except RecursionError as error:  # e.g. 20,000 nested "[": deeper than any body of ours
+        raise ApiError("bad_request", "the request body is nested too deeply") from error
+    except ValueError as error:  # UnicodeError included
+        raise ApiError("bad_request", f"the request body is not valid JSON: {error}") from error
+    return data
+
+
 def body_reader(schema: type[Schema]) -> Callable[[], dict[str, Any]]:
     """A function that parses and validates the JSON body when the use case asks."""
 
     def read() -> dict[str, Any]:
         raw = request.get_data(cache=True)  # 413 here when over MAX_CONTENT_LENGTH
-        try:
-            data = json.loads(raw or b"null")
-            json.dumps(data, ensure_ascii=False).encode()  # "\ud800" parses, but is no text
-        except ValueError as error:  # UnicodeError included
-            raise ApiError("bad_request", f"the request body is not valid JSON: {error}") from error
+        check_json_media_type(raw)
+        data = parse_json(raw)
         if not isinstance(data, dict):
             raise ApiError(
                 "invalid_request",

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 from typing import Any
 
 from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from app.api.contract import Ref, card, cards
-from app.engine.bots import BOT_LEVELS
+from app.engine.bots import BOT_LEVELS, BOT_NAMES
 from app.engine.catalog import OPTION_HELP, VALUE_HELP
 from app.engine.rules import CHOICES, LIMITS, NULLABLE_LIMITS, Rules
 from app.services.loading import STATUSES
@@ -30,8 +31,68 @@ PLAYER_KINDS = {
 }  # fmt: skip
 
 
+HIDDEN = ("Cc", "Cf")  # Unicode categories refused in names
+
+
+def hidden_characters_pattern() -> str:
+    """A regex class of every Cc and Cf code point (slow: 1.1M code points; a test keeps
+    NAME_PATTERN equal to it, so a newer Unicode in Python shows up there)."""
+    ranges: list[list[int]] = []
+    for point in range(0x110000):
+        if unicodedata.category(chr(point)) in HIDDEN:
+            if ranges and ranges[-1][1] == point - 1:
+                ranges[-1][1] = point
+            else:
+                ranges.append([point, point])
+
+    def escape(point: int) -> str:
+        return f"\\u{point:04x}" if point <= 0xFFFF else chr(point)
+
+    parts = [escape(a) if a == b else f"{escape(a)}-{escape(b)}" for a, b in ranges]
+    return "^[^" + "".join(parts) + "]*$"
+
+
+# For openapi.yaml (``\\p{Cc}`` is not portable): what the schema calls a valid name is then
+# exactly what is accepted. Astral code points stand as themselves: ECMA regexes have no \\U.
+NAME_PATTERN = (
+    "^[^\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u0600-\\u0605\\u061c\\u06dd\\u070f\\u0890-"
+    "\\u0891\\u08e2\\u180e\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u206f"
+    "\\ufeff\\ufff9-\\ufffb\U000110bd\U000110cd\U00013430-\U00013438\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]*$"
+)
+RESERVED_NAMES = {name.casefold() for name in BOT_NAMES.values()}
+
+
+def check_not_reserved(name: str | None, field: str = "name") -> None:
+    if name is not None and name.casefold() in RESERVED_NAMES:
+        raise ValidationError("this name is kept for the server's bots", field)
+
+
 NO_NUL_PATTERN = r"^[^\x00]*$"  # PostgreSQL cannot store NUL in text
 TEXT = validate.Regexp(NO_NUL_PATTERN, error="must not contain NUL characters")
+NAME_MAX = 40
+
+
+class Name(fields.String):
+    """A seat's name: NFC-normalised, with no control (Cc) or format (Cf) character, so a
+    right-to-left override or a zero-width character cannot make one name pass for another."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        metadata = {"pattern": NAME_PATTERN, **kwargs.pop("metadata", {})}
+        super().__init__(validate=validate.Length(min=1, max=NAME_MAX), metadata=metadata,
+                         **kwargs)  # fmt: skip
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> str:
+        text: str = super()._deserialize(value, attr, data, **kwargs)
+        bad = sorted({f"U+{ord(c):04X}" for c in text if unicodedata.category(c) in HIDDEN})
+        if bad:
+            raise ValidationError(
+                f"must not contain control or format characters ({', '.join(bad)})"
+            )
+        text = unicodedata.normalize("NFC", text)
+        if len(text) > NAME_MAX:  # a few characters compose to more than one
+            raise ValidationError(f"longer than {NAME_MAX} characters once normalised (NFC)")
+        return text
 
 
 class StrictSchema(Schema):
@@ -67,7 +128,7 @@ class PlayerSchema(StrictSchema):
     """A seat of a new game: a human seated now (name, seed), a bot (bot, name), or an open
     seat (open) for a second player to take with POST /games/{game_id}/join."""
 
-    name = fields.String(validate=[validate.Length(min=1, max=40), TEXT], **_doc(NAME))
+    name = Name(**_doc(NAME))
     seed = fields.String(validate=[validate.Length(max=64), TEXT], **_doc(SEED))
     bot = Ref(
         "BotLevel",
@@ -88,6 +149,8 @@ class PlayerSchema(StrictSchema):
                 raise ValidationError("a bot seat contributes no seed", "seed")
         elif "name" not in data:
             raise ValidationError("a human seat needs a name", "name")
+        else:
+            check_not_reserved(data["name"])
 
 
 _DEFAULTS = Rules().to_dict()
@@ -161,14 +224,20 @@ class CreateGameSchema(StrictSchema):
     def check_players(self, data: dict[str, Any], **_kwargs: Any) -> None:
         if len(data.get("players", [])) not in (2, 4):
             raise ValidationError("a game has 2 or 4 players", "players")
+        if "deck" in data and any(player.get("open") for player in data.get("players", [])):
+            # Whoever fixes the deck knows every hand: only a creator who holds every seat may.
+            raise ValidationError("a game with a fixed deck can have no open seat", "deck")
 
 
 class JoinSchema(StrictSchema):
     """The player taking the lowest open seat."""
 
-    name = fields.String(required=True, validate=[validate.Length(min=1, max=40), TEXT],
-                         **_doc(NAME))  # fmt: skip
+    name = Name(required=True, **_doc(NAME))
     seed = fields.String(validate=[validate.Length(max=64), TEXT], **_doc(SEED))
+
+    @validates_schema
+    def check_name(self, data: dict[str, Any], **_kwargs: Any) -> None:
+        check_not_reserved(data.get("name"))
 
 
 class MoveSchema(StrictSchema):
@@ -343,6 +412,9 @@ class ViewSchema(Schema):
     resigned = fields.Integer(
         allow_none=True, **_doc("The side that resigned, if the match ended so")
     )
+    custom_deck = fields.Boolean(
+        required=True, **_doc("true when the creator fixed round 1's deck (`deck`)")
+    )
     you = fields.Integer(**_doc("Your seat (a seat's own view only)"))
     hand = cards("Your hand (a seat's own view only)")
     legal_moves = fields.List(
@@ -372,6 +444,9 @@ class FairnessSchema(Schema):
     algorithm = fields.String(required=True, **_doc("The shuffle's name and version"))
     commitment = fields.String(
         required=True, **_doc("SHA-256 of the server seed, published before the first deal")
+    )
+    custom_deck = fields.Boolean(
+        required=True, **_doc("true when the creator fixed round 1's deck: not a fair deal")
     )
     client_seed = fields.String(
         allow_none=True, **_doc("The players' seeds combined; null until the game is dealt")
@@ -510,6 +585,7 @@ class GameSummarySchema(Schema):
     )
     scores = fields.List(fields.Integer(), required=True, **_doc("Match totals, one per side"))
     winner = fields.Integer(allow_none=True, required=True, **_doc("The winning side, or null"))
+    custom_deck = fields.Boolean(required=True, **_doc("true when the creator fixed a deck"))
 
 
 class GamesPageSchema(Schema):

@@ -74,8 +74,6 @@ class Rules:
                 errors[key] = f"must be null or an integer from {low} to {high}"
         if not isinstance(options.get("basra_on_final_play", True), bool):
             errors["basra_on_final_play"] = "must be true or false"
-        if not errors:
-            errors.update(_nobody_can_score(options))
         if errors:
             raise InvalidRules(errors)
         return cls(**options)
@@ -93,15 +91,15 @@ _FIELD_NAMES = tuple(field.name for field in fields(Rules))
 _SCORING = ("majority_points", "basra_points", "jack_basra_points")
 
 
-def _nobody_can_score(options: Mapping[str, Any]) -> dict[str, str]:
-    """Rules under which no side can ever score: the match could never end by its target.
+def check_can_score(rules: Rules) -> None:
+    """Refuse, for a new game, rules under which no side can ever score: such a match could
+    never reach its target. (Stored games load with ``from_dict`` alone, whatever they hold.)
 
     With ``jack_basra`` off no jack basra is ever made (capture.py: the lone Jack, the lone
     floor 7D and the 7D of 3.5(a) all check it), so its points cannot be won either.
     """
-    rules = Rules(**options)
     jack_basras = rules.jack_basra != "off"
     if rules.majority_points or rules.basra_points or (rules.jack_basra_points and jack_basras):
-        return {}
+        return
     reason = "no side could ever score: give majority_points or basra_points a value above 0"
-    return {name: reason for name in _SCORING}
+    raise InvalidRules({name: reason for name in _SCORING})

@@ -66,6 +66,7 @@ def fairness(db: Database, game_id: str) -> dict[str, Any]:
         return {
             "algorithm": ALGORITHM,
             "commitment": row.commitment,
+            "custom_deck": row.custom_deck is not None,
             "client_seed": row.client_seed,
             "server_seed": row.server_seed if game.is_over else None,
         }
@@ -198,6 +199,7 @@ def list_games(db: Database, status: str | None, limit: int, cursor: str | None)
             "seats": [{"seat": s.seat, "name": s.name, "bot": s.bot} for s in seats[row.id]],
             "scores": list(row.snapshot.get("scores", [0, 0])),
             "winner": row.winner,
+            "custom_deck": row.custom_deck is not None,
         }
         for row in page
     ]

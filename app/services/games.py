@@ -32,9 +32,10 @@ from app.engine import (
     observe,
     parse_cards,
 )
-from app.engine.bots import choose_card
+from app.engine.bots import BOT_NAMES, choose_card
 from app.engine.fairness import ALGORITHM, client_seed, commitment, new_server_seed, shuffled_deck
 from app.engine.game import check_deck, check_turn
+from app.engine.rules import check_can_score
 from app.persistence import Database, GameRepository, GameRow, IdempotentResponseRow, SeatRow
 from app.services import transactions
 from app.services.errors import GameFull, IdempotencyConflict, InvalidRequest, VersionMismatch
@@ -54,7 +55,6 @@ from app.services.tokens import hash_token, new_token
 # A game of bots alone plays to its end inside POST /games; this keeps that request well
 # inside gunicorn's timeout even for two expert bots.
 MAX_BOTS_ONLY_TARGET = 101
-BOT_NAMES = {"random": "Random bot", "greedy": "Greedy bot", "expert": "Expert bot"}
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,7 @@ def create_game(db: Database, spec: dict[str, Any]) -> Created:
     """``spec`` is the validated body of ``POST /games``."""
     try:
         rules = Rules.from_dict(spec.get("rules"))
+        check_can_score(rules)
     except Exception as error:  # InvalidRules: report every bad key at once
         raise InvalidRequest(str(error), errors={"rules": getattr(error, "errors", {})}) from error
     deck = _custom_deck(spec.get("deck"))
@@ -150,7 +151,11 @@ def create_game(db: Database, spec: dict[str, Any]) -> Created:
             for s in seats
         ],
         "rules": rules.to_dict(),
-        "fairness": {"algorithm": ALGORITHM, "commitment": row.commitment},
+        "fairness": {
+            "algorithm": ALGORITHM,
+            "commitment": row.commitment,
+            "custom_deck": deck is not None,
+        },
         "moves": moves,
         "state": game_view(game, viewer),
     }

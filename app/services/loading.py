@@ -74,7 +74,9 @@ def game_view(game: LoadedGame, seat: int | None) -> dict[str, Any]:
         entry["name"] = row.name
         entry["bot"] = row.bot
         entry["open"] = is_open(row)
-    return {"id": game.row.id, "status": game.row.status, "version": game.row.version, **view}
+    row = game.row
+    return {"id": row.id, "status": row.status, "version": row.version,
+            "custom_deck": row.custom_deck is not None, **view}  # fmt: skip
 
 
 def is_open(seat: SeatRow) -> bool:

@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-from app.engine import Game, InvalidRules, MatchEnded, Rules, RoundScored
+from app.engine import Game, InvalidRules, MatchEnded, RoundScored, Rules
 from app.engine.bots import choose_card
 from app.engine.fairness import shuffled_deck
-from app.engine.rules import MAX_ROUNDS
+from app.engine.rules import MAX_ROUNDS, check_can_score
 from app.engine.scoring import match_end
 from app.engine.state import GameState
 from app.engine.views import observe
@@ -29,7 +29,7 @@ def test_rules_under_which_nobody_can_score_are_refused_with_the_point_fields(
     options: dict[str, object],
 ) -> None:
     with pytest.raises(InvalidRules) as raised:
-        Rules.from_dict(options)
+        check_can_score(Rules.from_dict(options))
     assert set(raised.value.errors) == {"majority_points", "basra_points", "jack_basra_points"}
 
 
@@ -42,7 +42,11 @@ def test_rules_under_which_nobody_can_score_are_refused_with_the_point_fields(
     ],
 )
 def test_rules_where_one_kind_of_point_can_be_won_are_accepted(options: dict[str, int]) -> None:
-    Rules.from_dict(options)
+    check_can_score(Rules.from_dict(options))
+
+
+def test_stored_rules_load_whatever_they_hold_so_old_games_still_open() -> None:
+    Rules.from_dict({"majority_points": 0, "basra_points": 0, "jack_basra_points": 0})
 
 
 def _scored(round_number: int, points: tuple[int, int]) -> RoundScored:

@@ -42,6 +42,7 @@ SOAK = settings(max_examples=1000, deadline=None, suppress_health_check=list(Hea
 # All-bot matches are played out inside the create request, and expert bots need minutes for a
 # long match (docs/reliability.md, "Known limits"): generated all-bot games are kept short.
 ALL_BOT_TARGET_CAP = 50
+NO_SCORING = {"majority_points", "basra_points", "jack_basra_points"}
 
 
 @dataclass
@@ -153,6 +154,9 @@ def _semantic(response: Any) -> str | None:
         (key,) = errors
         if key in {"deck", "cursor", "step"}:
             return f"invalid_request:{key}"
+        if key == "rules" and set(errors["rules"]) == NO_SCORING:
+            # every kind of point at 0: a rule across three fields no schema here can state
+            return "invalid_request:rules"
     return None
 
 

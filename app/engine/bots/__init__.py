@@ -18,6 +18,8 @@ from app.engine.cards import Card
 from app.engine.views import SeatView
 
 BOT_LEVELS = ("random", "greedy", "expert")
+# A bot seat's name unless its creator gives one; no human seat may take these.
+BOT_NAMES = {"random": "Random bot", "greedy": "Greedy bot", "expert": "Expert bot"}
 
 _BOTS: dict[str, Callable[[SeatView, random.Random], Card]] = {
     "random": choose_random,
@@ -34,4 +36,4 @@ def choose_card(level: str, view: SeatView, rng: random.Random) -> Card:
     return bot(view, rng)
 
 
-__all__ = ["BOT_LEVELS", "choose_card"]
+__all__ = ["BOT_LEVELS", "BOT_NAMES", "choose_card"]
