@@ -71,3 +71,11 @@ def child_exit(server, worker):
 def on_exit(server):
     if os.environ.get(_SET_UP) == "made":
         shutil.rmtree(os.environ["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)
+
+
+# Requests gunicorn refuses itself (request line over limit_request_line: 414; headers over
+# limit_request_fields / limit_request_field_size: 431; malformed: 400) answer problem+json like
+# the app, whichever worker class is chosen above (app/workers.py). Keep this line last.
+from app.workers import with_problem_errors  # noqa: E402
+
+worker_class = with_problem_errors(worker_class, globals().get("threads", 1))

@@ -32,6 +32,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "conflict": (409, "The game changed while this request ran"),
     "version_mismatch": (412, "The game has moved on since that version"),
     "payload_too_large": (413, "Request body too large"),
+    "uri_too_long": (414, "Request line too long"),
     "unsupported_media_type": (415, "Unsupported media type"),
     "invalid_request": (422, "The request does not match the schema"),
     "invalid_card": (422, "Not a card code"),
@@ -40,6 +41,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "card_not_in_hand": (422, "That card is not in your hand"),
     "idempotency_conflict": (422, "Idempotency-Key reused with another body"),
     "rate_limited": (429, "Too many requests"),
+    "header_fields_too_large": (431, "Request header fields too large"),
     "internal_error": (500, "Internal server error"),
     "unavailable": (503, "Service unavailable"),
 }
@@ -53,9 +55,11 @@ _CODE_OF_STATUS = {
     409: "conflict",
     412: "version_mismatch",
     413: "payload_too_large",
+    414: "uri_too_long",
     415: "unsupported_media_type",
     422: "invalid_request",
     429: "rate_limited",
+    431: "header_fields_too_large",
     503: "unavailable",
 }
 

@@ -23,9 +23,11 @@ CODES_BY_STATUS: dict[int, set[str]] = {
     409: {"not_your_turn", "game_not_active", "game_full", "game_not_finished", "conflict"},
     412: {"version_mismatch"},
     413: {"payload_too_large"},
+    414: {"uri_too_long"},
     415: {"unsupported_media_type"},
     422: {"invalid_request", "invalid_card", "card_not_in_hand", "idempotency_conflict"},
     429: {"rate_limited"},
+    431: {"header_fields_too_large"},
     503: {"unavailable"},
 }
 

@@ -1,0 +1,103 @@
+"""Gunicorn workers that refuse what gunicorn itself refuses as problem+json, like the app.
+
+Gunicorn parses the request line and headers before the app sees them, and answers an
+over-long request line (414), too many or too large headers (431) or a malformed request
+(400) with a text/html page of its own. ``with_problem_errors`` makes a subclass of any worker
+class (sync, gthread, gevent, ...) whose ``handle_error`` answers those as
+application/problem+json with the code of ``app.api.errors``. gunicorn.conf.py applies it to
+whatever ``worker_class`` it chose:
+
+    worker_class = with_problem_errors(worker_class, threads)
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from gunicorn.http import errors as http_errors
+from gunicorn.util import load_class, write_nonblock
+
+# gunicorn's exception -> our problem code (statuses and titles come from app.api.errors).
+_CODES: tuple[tuple[type[BaseException], str], ...] = (
+    (http_errors.LimitRequestLine, "uri_too_long"),
+    (http_errors.LimitRequestHeaders, "header_fields_too_large"),
+    (
+        (
+            http_errors.InvalidRequestLine,
+            http_errors.InvalidRequestMethod,
+            http_errors.InvalidHTTPVersion,
+            http_errors.InvalidHeader,
+            http_errors.InvalidHeaderName,
+            http_errors.InvalidSchemeHeaders,
+            http_errors.ObsoleteFolding,
+            http_errors.InvalidChunkSize,
+            http_errors.ChunkMissingTerminator,
+            http_errors.InvalidChunkExtension,
+        ),  # type: ignore[assignment]
+        "bad_request",
+    ),
+)
+_DETAILS = {
+    "uri_too_long": "the request line is longer than this server reads",
+    "header_fields_too_large": "the request's headers are too many or too large",
+    "bad_request": "the request is not well-formed HTTP",
+}
+
+
+def problem_code(error: BaseException) -> str | None:
+    for kinds, code in _CODES:
+        if isinstance(error, kinds):
+            return code
+    return None
+
+
+def problem_response(code: str) -> bytes:
+    """A whole HTTP/1.1 answer: status line, headers, problem document; the connection closes."""
+    from app.api.errors import PROBLEM_JSON, PROBLEMS  # the one table of codes
+
+    status, title = PROBLEMS[code]
+    body = json.dumps({"type": f"/problems/{code}", "title": title, "status": status,
+                       "detail": _DETAILS[code], "code": code}).encode()  # fmt: skip
+    head = (
+        f"HTTP/1.1 {status} {title}\r\n"
+        f"Content-Type: {PROBLEM_JSON}\r\n"
+        f"Content-Length: {len(body)}\r\n"
+        "X-Content-Type-Options: nosniff\r\n"
+        "Connection: close\r\n\r\n"
+    )
+    return head.encode("latin-1") + body
+
+
+class ProblemErrorsMixin:
+    """Put before a gunicorn worker class: its parse errors become problem+json."""
+
+    log: Any
+
+    def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
+        code = problem_code(exc)
+        if code is None:
+            super().handle_error(req, client, addr, exc)  # type: ignore[misc]
+            return
+        ip = (addr or ("",))[0]
+        self.log.warning("Invalid request from ip=%s: %s (%s)", ip, type(exc).__name__, code)
+        try:
+            write_nonblock(client, problem_response(code))
+        except Exception:
+            self.log.debug("Failed to send error message.")
+
+
+def _resolve(worker_class: str | type, threads: int) -> type:
+    """The class gunicorn would run for this setting (a sync worker with threads is gthread)."""
+    if isinstance(worker_class, str):
+        if worker_class in ("sync", "gunicorn.workers.sync.SyncWorker") and threads > 1:
+            worker_class = "gthread"
+    loaded: type = load_class(worker_class)
+    return loaded
+
+
+def with_problem_errors(worker_class: str | type, threads: int = 1) -> type:
+    base = _resolve(worker_class, threads)
+    if issubclass(base, ProblemErrorsMixin):
+        return base
+    return type(f"Problem{base.__name__}", (ProblemErrorsMixin, base), {"__module__": __name__})
