@@ -89,9 +89,9 @@ class ProblemErrorsMixin:
 
 def _resolve(worker_class: str | type, threads: int) -> type:
     """The class gunicorn would run for this setting (a sync worker with threads is gthread)."""
-    if isinstance(worker_class, str):
-        if worker_class in ("sync", "gunicorn.workers.sync.SyncWorker") and threads > 1:
-            worker_class = "gthread"
+    sync = ("sync", "gunicorn.workers.sync.SyncWorker")
+    if isinstance(worker_class, str) and worker_class in sync and threads > 1:
+        worker_class = "gthread"
     loaded: type = load_class(worker_class)
     return loaded
 
