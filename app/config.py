@@ -14,6 +14,11 @@ MAX_BODY_BYTES = 64 * 1024
 # Requests a client may make; "off" turns limiting off (benchmarks, load tests).
 DEFAULT_RATE_LIMIT = "600 per minute"  # per address
 DEFAULT_TOKEN_RATE_LIMIT = "300 per minute"  # per seat token
+DEFAULT_CREATE_RATE_LIMIT = "20 per minute"  # POST /games per address
+DEFAULT_JOIN_RATE_LIMIT = "30 per minute"  # POST /games/{id}/join per address
+# Bots' moves per address, weighted by cost (app/api/limits.py): 40 moves a minute against
+# three expert bots, far more against random or greedy ones.
+DEFAULT_BOT_WORK_LIMIT = "1200 per minute"
 
 
 def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -21,6 +26,9 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         "DATABASE_URL": os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL,
         "RATE_LIMIT": os.environ.get("RATE_LIMIT") or DEFAULT_RATE_LIMIT,
         "TOKEN_RATE_LIMIT": os.environ.get("TOKEN_RATE_LIMIT") or DEFAULT_TOKEN_RATE_LIMIT,
+        "CREATE_RATE_LIMIT": os.environ.get("CREATE_RATE_LIMIT") or DEFAULT_CREATE_RATE_LIMIT,
+        "JOIN_RATE_LIMIT": os.environ.get("JOIN_RATE_LIMIT") or DEFAULT_JOIN_RATE_LIMIT,
+        "BOT_WORK_LIMIT": os.environ.get("BOT_WORK_LIMIT") or DEFAULT_BOT_WORK_LIMIT,
         "REDIS_URL": os.environ.get("REDIS_URL") or None,
         # When set, GET /metrics needs it as a bearer token.
         "METRICS_TOKEN": os.environ.get("METRICS_TOKEN") or None,
@@ -28,6 +36,8 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         # and the keep-alive comment's period.
         "STREAM_POLL_SECONDS": float(os.environ.get("STREAM_POLL_SECONDS") or 0.25),
         "STREAM_KEEPALIVE_SECONDS": float(os.environ.get("STREAM_KEEPALIVE_SECONDS") or 15),
+        # Where counts live without Redis (app/api/limits.py); a limits storage URI.
+        "RATE_LIMIT_STORAGE": os.environ.get("RATE_LIMIT_STORAGE") or None,
     }
     settings.update(overrides or {})
     return settings

@@ -1,18 +1,64 @@
-"""Request limits per address and per seat token (flask-limiter).
+"""Request limits (flask-limiter and ``limits``), counted where every worker sees them.
 
-In memory by default (per process); shared through Redis when REDIS_URL is set.
-RATE_LIMIT=off turns them off, for benchmarks and load tests from one address.
+- ``RATE_LIMIT``: requests per address over every route together.
+- ``TOKEN_RATE_LIMIT``: requests per seat token over every /games route together.
+- ``CREATE_RATE_LIMIT``: ``POST /games`` per address (a game of bots alone counts as
+  ``BOTS_ONLY_CREATE_COST`` creations: its whole match is played by the server).
+- ``JOIN_RATE_LIMIT``: ``POST /games/{id}/join`` per address.
+- ``BOT_WORK_LIMIT``: the bots' moves a request made the server play, per address, weighted by
+  what they cost (``BOT_MOVE_COST``): a move answered by three expert bots counts 30. A request
+  is refused while the address has no work left; what it costs is counted once it is known.
+
+An address is an IPv4 address, or the /64 network of an IPv6 one (one host usually holds a
+whole /64, so counting single IPv6 addresses would not limit anybody).
+
+Where counts live: Redis when ``REDIS_URL`` is set (production: shared by every worker of every
+instance); otherwise ``RATE_LIMIT_STORAGE`` if set (any ``limits`` storage URI, e.g.
+``memory://`` for a single process); otherwise a SQLite file on the instance's disk
+(``var/ratelimits.sqlite3``), shared by the workers of that instance. ``RATE_LIMIT=off`` turns
+every limit off, for benchmarks and load tests run from one address.
 """
 
 from __future__ import annotations
 
 import hashlib
+import ipaddress
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
 
-from flask import Blueprint, Flask
+from flask import Blueprint, Flask, Response, request
 from flask_limiter import Limiter
-from flask_limiter.util import get_remote_address
+from limits import RateLimitItem, parse
+from limits.storage import Storage
+from limits.strategies import MovingWindowRateLimiter
 
+from app.api import limit_store
+from app.api.errors import problem
 from app.api.requests import bearer_token
+from app.config import PROJECT_ROOT
+
+DEFAULT_STORAGE = f"{limit_store.SCHEME}://{PROJECT_ROOT / 'var' / 'ratelimits.sqlite3'}"
+BOT_MOVE_COST = {"random": 1, "greedy": 1, "expert": 10}  # ~ CPU per move, greedy = 1
+BOTS_ONLY_CREATE_COST = 5
+CREATE_ENDPOINT = "games.GameCollection"
+JOIN_ENDPOINT = "games.JoinResource"
+WORK_ENDPOINTS = {CREATE_ENDPOINT, JOIN_ENDPOINT, "games.MovesResource"}
+
+
+def client_address() -> str:
+    """The key of the caller's address: IPv4 as is, IPv6 by its /64."""
+    address = request.remote_addr or "unknown"
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
 
 
 def _token_key() -> str:
@@ -24,15 +70,93 @@ def _no_token() -> bool:
     return not bearer_token()
 
 
+def storage_uri(config: dict[str, Any] | Any) -> str:
+    return str(config.get("REDIS_URL") or config.get("RATE_LIMIT_STORAGE") or DEFAULT_STORAGE)
+
+
+@dataclass
+class Budgets:
+    """The limits flask-limiter cannot express: per-route costs known before or after the work."""
+
+    storage: Storage
+    create: RateLimitItem
+    join: RateLimitItem
+    work: RateLimitItem
+
+    def __post_init__(self) -> None:
+        self.window = MovingWindowRateLimiter(self.storage)
+
+    def before(self) -> Response | None:
+        if request.method != "POST" or request.endpoint not in WORK_ENDPOINTS:
+            return None
+        address = client_address()
+        if request.endpoint == CREATE_ENDPOINT:
+            refused = self._take(self.create, address, _create_cost())
+        elif request.endpoint == JOIN_ENDPOINT:
+            refused = self._take(self.join, address, 1)
+        else:
+            refused = None
+        if refused is None and not self.window.test(self.work, "work", address):
+            refused = self._refusal(self.work, address)
+        return refused
+
+    def after(self, response: Response) -> Response:
+        if request.endpoint in WORK_ENDPOINTS and response.status_code == 201:
+            cost = bot_work(response.get_json(silent=True))
+            if cost:
+                # Known only now: take what is left, and the next request waits for the rest.
+                address = client_address()
+                _, remaining = self.window.get_window_stats(self.work, "work", address)
+                if remaining > 0:
+                    self.window.hit(self.work, "work", address, cost=min(cost, remaining))
+        return response
+
+    def _take(self, item: RateLimitItem, address: str, cost: int) -> Response | None:
+        if self.window.hit(item, "route", address, cost=cost):
+            return None
+        return self._refusal(item, address)
+
+    def _refusal(self, item: RateLimitItem, address: str) -> Response:
+        scope = "work" if item is self.work else "route"
+        reset, _ = self.window.get_window_stats(item, scope, address)
+        retry_after = max(1, math.ceil(reset - time.time()))
+        return problem(
+            "rate_limited",
+            f"rate limit exceeded ({item}); retry later",
+            {"Retry-After": str(retry_after)},
+        )
+
+
+def _create_cost() -> int:
+    body = request.get_json(silent=True, cache=True)
+    players = body.get("players") if isinstance(body, dict) else None
+    if (
+        isinstance(players, list)
+        and players
+        and all(isinstance(p, dict) and "bot" in p for p in players)
+    ):
+        return BOTS_ONLY_CREATE_COST
+    return 1
+
+
+def bot_work(body: Any) -> int:
+    """What the bots' moves in an answer cost: the moves of bot seats, by their level."""
+    if not isinstance(body, dict) or not body.get("moves"):
+        return 0
+    seats = (body.get("state") or {}).get("seats") or []
+    levels = {seat.get("seat"): seat.get("bot") for seat in seats if isinstance(seat, dict)}
+    return sum(BOT_MOVE_COST.get(levels.get(move.get("seat")) or "", 0) for move in body["moves"])
+
+
 def install_limits(app: Flask, *blueprints: Blueprint) -> Limiter | None:
     address_limit = app.config["RATE_LIMIT"]
     if str(address_limit).strip().lower() == "off":
         return None
     limiter = Limiter(
-        key_func=get_remote_address,
+        key_func=client_address,
         app=app,
         application_limits=[address_limit],  # one count per address over every route
-        storage_uri=app.config.get("REDIS_URL") or "memory://",
+        storage_uri=storage_uri(app.config),
         headers_enabled=True,
         strategy="moving-window",
     )
@@ -45,4 +169,13 @@ def install_limits(app: Flask, *blueprints: Blueprint) -> Limiter | None:
         )(blueprint)
     for probe in ("meta.healthz", "meta.readyz", "meta.metrics_text"):
         limiter.exempt(app.view_functions[probe])  # balancers and Prometheus poll these
+    budgets = Budgets(
+        limiter.storage,
+        parse(app.config["CREATE_RATE_LIMIT"]),
+        parse(app.config["JOIN_RATE_LIMIT"]),
+        parse(app.config["BOT_WORK_LIMIT"]),
+    )
+    app.before_request(budgets.before)
+    app.after_request(budgets.after)
+    app.extensions["basra_budgets"] = budgets
     return limiter

@@ -1,6 +1,7 @@
 """Rate limits: per address and per seat token, each answered 429 problem+json with a truthful
-Retry-After; /healthz is never limited. In memory (per process) and in Redis (shared by every
-process: two apps stand in for two gunicorn workers), at 127.0.0.1:6379, database 15."""
+Retry-After; /healthz is never limited. In memory (per process), in the SQLite file that is the
+default without Redis, and in Redis (shared by every process: two apps stand in for two gunicorn
+workers), at 127.0.0.1:6379, database 15."""
 
 from __future__ import annotations
 
@@ -37,26 +38,29 @@ def sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
     return url
 
 
-@pytest.fixture(params=["memory", "redis"])
-def storage(request: pytest.FixtureRequest) -> Iterator[str | None]:
+@pytest.fixture(params=["memory", "sqlite-file", "redis"])
+def storage(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[dict[str, str]]:
     if request.param == "memory":
-        yield None
+        yield {"RATE_LIMIT_STORAGE": "memory://"}
+        return
+    if request.param == "sqlite-file":  # the default without Redis, a fresh file per test
+        yield {"RATE_LIMIT_STORAGE": f"basra-sqlite://{tmp_path / 'ratelimits.sqlite3'}"}
         return
     redis = _redis()
     redis.flushdb()
     try:
-        yield REDIS_URL
+        yield {"REDIS_URL": REDIS_URL}
     finally:
         redis.flushdb()
         redis.close()
 
 
 @pytest.fixture
-def make_app(sqlite_url: str, storage: str | None) -> Iterator[Any]:
+def make_app(sqlite_url: str, storage: dict[str, str]) -> Iterator[Any]:
     apps: list[Any] = []
 
     def make(**limits: str) -> Any:
-        app = create_app({"DATABASE_URL": sqlite_url, "REDIS_URL": storage, **(limits or LIMITS)})
+        app = create_app({"DATABASE_URL": sqlite_url, **storage, **(limits or LIMITS)})
         apps.append(app)
         return app
 
@@ -132,8 +136,12 @@ def test_retry_after_is_truthful(make_app: Any) -> None:
 
 
 def test_limits_off_means_off(sqlite_url: str) -> None:
-    app = create_app({"DATABASE_URL": sqlite_url, "RATE_LIMIT": "off"})
+    app = create_app({"DATABASE_URL": sqlite_url, "RATE_LIMIT": "off",
+                      "CREATE_RATE_LIMIT": "1 per minute"})  # fmt: skip
     assert all(_get(app, "/games", "10.0.5.1").status_code == 200 for _ in range(30))
+    client = app.test_client()
+    body = {"players": [{"name": "A"}, {"bot": "random"}]}
+    assert all(client.post("/games", json=body).status_code == 201 for _ in range(3))
     app.extensions["basra_db"].dispose()
 
 
