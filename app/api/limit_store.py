@@ -33,7 +33,7 @@ CREATE TABLE IF NOT EXISTS counters (key TEXT PRIMARY KEY, value INTEGER NOT NUL
 
 
 class SqliteFileStorage(Storage, MovingWindowSupport):
-    STORAGE_SCHEME = [SCHEME]
+    STORAGE_SCHEME = [SCHEME]  # noqa: RUF012 (limits declares it an instance variable)
 
     def __init__(self, uri: str | None = None, wrap_exceptions: bool = False, **options: Any):
         super().__init__(uri, wrap_exceptions=wrap_exceptions, **options)
