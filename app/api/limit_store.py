@@ -3,7 +3,7 @@
 flask-limiter's ``memory://`` store counts per process, so gunicorn's N workers would let a
 client make N times the limit. Production shares counts in Redis (``REDIS_URL``), across
 instances too; without Redis this file, on the instance's own disk, is shared by the workers
-of that instance (``var/ratelimits.sqlite3`` unless ``RATE_LIMIT_STORAGE`` names another
+of that instance (``limits.default_storage``, unless ``RATE_LIMIT_STORAGE`` names another
 store). Each check is one short write transaction; the counts are disposable, so the file is
 never synced to disk.
 

@@ -14,8 +14,9 @@ whole /64, so counting single IPv6 addresses would not limit anybody).
 
 Where counts live: Redis when ``REDIS_URL`` is set (production: shared by every worker of every
 instance); otherwise ``RATE_LIMIT_STORAGE`` if set (any ``limits`` storage URI, e.g.
-``memory://`` for a single process); otherwise a SQLite file on the instance's disk
-(``var/ratelimits.sqlite3``), shared by the workers of that instance. ``RATE_LIMIT=off`` turns
+``memory://`` for a single process); otherwise a SQLite file in the machine's temporary folder,
+one per ``DATABASE_URL`` (``basra-ratelimits-<hash>.sqlite3``), shared by the workers of that
+instance. ``RATE_LIMIT=off`` turns
 every limit off, for benchmarks and load tests run from one address.
 """
 
@@ -24,8 +25,10 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import math
+import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Flask, Response, request
@@ -37,9 +40,7 @@ from limits.strategies import MovingWindowRateLimiter
 from app.api import limit_store
 from app.api.errors import problem
 from app.api.requests import bearer_token
-from app.config import PROJECT_ROOT
 
-DEFAULT_STORAGE = f"{limit_store.SCHEME}://{PROJECT_ROOT / 'var' / 'ratelimits.sqlite3'}"
 BOT_MOVE_COST = {"random": 1, "greedy": 1, "expert": 10}  # ~ CPU per move, greedy = 1
 BOTS_ONLY_CREATE_COST = 5
 CREATE_ENDPOINT = "games.GameCollection"
@@ -71,7 +72,16 @@ def _no_token() -> bool:
 
 
 def storage_uri(config: dict[str, Any] | Any) -> str:
-    return str(config.get("REDIS_URL") or config.get("RATE_LIMIT_STORAGE") or DEFAULT_STORAGE)
+    explicit = config.get("REDIS_URL") or config.get("RATE_LIMIT_STORAGE")
+    return str(explicit) if explicit else default_storage(str(config["DATABASE_URL"]))
+
+
+def default_storage(database_url: str) -> str:
+    """A file in this machine's temporary folder, one per database: the workers of an instance
+    (same machine, same DATABASE_URL) share it; two apps on other databases do not."""
+    digest = hashlib.sha256(database_url.encode()).hexdigest()[:16]
+    path = Path(tempfile.gettempdir()) / f"basra-ratelimits-{digest}.sqlite3"
+    return f"{limit_store.SCHEME}://{path}"
 
 
 @dataclass
