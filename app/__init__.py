@@ -30,6 +30,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["basra_hub"] = _stream_hub(app)
     register_api(app)
     _register_web(app)
+    _register_bot_runner(app)
     return app
 
 
@@ -38,6 +39,21 @@ def _stream_hub(app: Flask) -> Any:
     from app.services.hub import Hub
 
     return Hub(app.extensions["basra_db"], poll_seconds=app.config["STREAM_POLL_SECONDS"])
+
+
+def _register_bot_runner(app: Flask) -> None:
+    """Games of bots alone are played by this, outside requests (started on demand, or by
+    ``app.wsgi`` for a served app)."""
+    from app.bot_runner import BotRunner
+    from app.services import bots
+
+    database = app.extensions["basra_db"]
+    stale = float(app.config["BOT_STALE_SECONDS"])
+    app.extensions["basra_bot_runner"] = BotRunner(
+        lambda game_id, seconds: bots.play_bots(database, game_id, seconds),
+        lambda: bots.claim_stale_bot_games(database, stale),
+        sweep_seconds=min(5.0, stale / 2),
+    )
 
 
 def _register_web(app: Flask) -> None:

@@ -36,6 +36,8 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         # and the keep-alive comment's period.
         "STREAM_POLL_SECONDS": float(os.environ.get("STREAM_POLL_SECONDS") or 0.25),
         "STREAM_KEEPALIVE_SECONDS": float(os.environ.get("STREAM_KEEPALIVE_SECONDS") or 15),
+        # A game of bots alone unchanged this long is nobody's: a bot runner claims it.
+        "BOT_STALE_SECONDS": float(os.environ.get("BOT_STALE_SECONDS") or 10.0),
         # Where counts live without Redis (app/api/limits.py); a limits storage URI.
         "RATE_LIMIT_STORAGE": os.environ.get("RATE_LIMIT_STORAGE") or None,
     }

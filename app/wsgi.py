@@ -3,3 +3,5 @@
 from app import create_app
 
 app = create_app()
+# Games of bots alone left unfinished (a restart, a killed worker) are picked up from here on.
+app.extensions["basra_bot_runner"].start()

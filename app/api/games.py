@@ -107,6 +107,8 @@ class GameCollection(MethodView):
     def post(self) -> Response:
         spec = body_reader(schemas.CreateGameSchema)()
         created = games.create_game(_db(), spec)
+        if created.bots_only:  # 201 now; the match is played in the background
+            current_app.extensions["basra_bot_runner"].wake(created.game_id)
         response = jsonify(created.body)
         response.status_code = 201
         response.headers["Location"] = f"/games/{created.game_id}"

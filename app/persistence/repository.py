@@ -194,6 +194,26 @@ class GameRepository:
         query = query.order_by(GameRow.created_at.desc(), GameRow.id.desc()).limit(limit)
         return list(self.session.scalars(query))
 
+    def stale_bots_only_games(self, before: datetime, limit: int) -> list[tuple[str, datetime]]:
+        """Active games with no human seat, unchanged since ``before``: (id, updated_at)."""
+        human = select(SEATS.c.game_id).where(SEATS.c.game_id == GAMES.c.id, SEATS.c.bot.is_(None))
+        query = (
+            select(GAMES.c.id, GAMES.c.updated_at)
+            .where(GAMES.c.status == "active", GAMES.c.updated_at < before, ~human.exists())
+            .order_by(GAMES.c.updated_at)
+            .limit(limit)
+        )
+        return [(row.id, row.updated_at) for row in self.session.execute(query)]
+
+    def touch(self, game_id: str, seen: datetime, now: datetime) -> bool:
+        """Set ``updated_at`` to ``now`` if it is still ``seen``: a claim one caller wins."""
+        result = self.session.execute(
+            update(GAMES)
+            .where(GAMES.c.id == game_id, GAMES.c.updated_at == seen)
+            .values(updated_at=now)
+        )
+        return result.rowcount == 1  # type: ignore[attr-defined]
+
     def count(self) -> int:
         return int(self.session.scalar(select(func.count()).select_from(GameRow)) or 0)
 

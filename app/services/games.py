@@ -52,15 +52,12 @@ from app.services.loading import (
 from app.services.log import GAME_CREATED, GENESIS_HASH, SEAT_JOINED, SEED_REVEALED
 from app.services.tokens import hash_token, new_token
 
-# A game of bots alone plays to its end inside POST /games; this keeps that request well
-# inside gunicorn's timeout even for two expert bots.
-MAX_BOTS_ONLY_TARGET = 101
-
 
 @dataclass(frozen=True)
 class Created:
     game_id: str
     body: dict[str, Any]
+    bots_only: bool = False  # to be played in the background (app.bot_runner)
 
 
 def create_game(db: Database, spec: dict[str, Any]) -> Created:
@@ -74,12 +71,7 @@ def create_game(db: Database, spec: dict[str, Any]) -> Created:
     players = spec["players"]
     if len(players) not in (2, 4):
         raise InvalidRequest("a game has 2 or 4 players", errors={"players": "2 or 4 entries"})
-    if all(player.get("bot") for player in players) and rules.target_score > MAX_BOTS_ONLY_TARGET:
-        raise InvalidRequest(
-            f"a game of bots alone is played inside the request that creates it, so its "
-            f"target_score is at most {MAX_BOTS_ONLY_TARGET} (use `basra simulate` for more)",
-            errors={"rules": {"target_score": [f"at most {MAX_BOTS_ONLY_TARGET} for bots alone"]}},
-        )
+    bots_only = all(player.get("bot") for player in players)
     seed = new_server_seed()
     now = datetime.now(UTC)
     game_id = secrets.token_hex(8)
@@ -125,7 +117,9 @@ def create_game(db: Database, spec: dict[str, Any]) -> Created:
     )
     moves: list[dict[str, Any]] = []
     if not any(is_open(s) for s in seats):
-        _start(game, moves)
+        # A game of bots alone is dealt here and played by app.bot_runner, outside this
+        # request: a whole match may take minutes of an expert bot's time.
+        _start(game, moves, play_bots=not bots_only)
 
     def insert(repo: GameRepository) -> None:
         _stamp(game)
@@ -159,7 +153,7 @@ def create_game(db: Database, spec: dict[str, Any]) -> Created:
         "moves": moves,
         "state": game_view(game, viewer),
     }
-    return Created(game_id, body)
+    return Created(game_id, body, bots_only)
 
 
 def join_game(
@@ -276,17 +270,21 @@ def _seat_public(seat: SeatRow) -> dict[str, Any]:
     }
 
 
-def _start(game: LoadedGame, moves: list[dict[str, Any]]) -> None:
+def _start(game: LoadedGame, moves: list[dict[str, Any]], play_bots: bool = True) -> None:
     """Every seat is filled: fix the client seed, deal round 1, let bots move."""
     game.row.client_seed = client_seed([None if s.bot else s.seed for s in game.seats])
     game.row.status = ACTIVE
-    _advance(game, moves)
+    if play_bots:
+        _advance(game, moves)
+    else:
+        _execute(game, Deal(*_deck_for(game, 1)), moves)
 
 
-def _advance(game: LoadedGame, moves: list[dict[str, Any]]) -> None:
-    """Deal every round that is due and play every bot whose turn it is."""
+def _advance(game: LoadedGame, moves: list[dict[str, Any]], deadline: float | None = None) -> None:
+    """Deal every round that is due and play every bot whose turn it is (until ``deadline``,
+    a ``time.monotonic()`` value, if one is given: the rest is played later)."""
     state = game.state
-    while True:
+    while deadline is None or time.monotonic() < deadline:
         if state.phase == DEALING:
             _execute(game, Deal(*_deck_for(game, state.round + 1)), moves)
         elif state.phase == PLAYING and state.turn is not None and game.seats[state.turn].bot:

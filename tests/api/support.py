@@ -5,6 +5,7 @@ Everything here goes through the HTTP layer (the Flask test client) only.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -38,9 +39,23 @@ def stacked_humans(
 
 def finished_bot_game(client: Any, players: list[dict[str, Any]] | None = None,
                       **extra: Any) -> dict[str, Any]:  # fmt: skip
+    """A game of bots alone, played to its end by the background runner (app.bot_runner):
+    the creation body with the final state and every move."""
     body = create(client, players or BOTS_ONLY, **extra)
-    assert body["status"] == "finished", body["state"]
-    return body
+    assert body["status"] == "active" and body["moves"] == []  # 201 at once
+    state = wait_until_finished(client, body["id"])
+    all_moves = client.get(f"/games/{body['id']}/moves").get_json()["moves"]
+    return {**body, "status": state["status"], "state": state, "moves": all_moves}
+
+
+def wait_until_finished(client: Any, game_id: str, timeout: float = 120) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        state: dict[str, Any] = client.get(f"/games/{game_id}").get_json()
+        if state["status"] == "finished":
+            return state
+        assert time.monotonic() < deadline, f"game {game_id} did not finish: {state['round']}"
+        time.sleep(0.05)
 
 
 def view(client: Any, game_id: str, token: str | None = None) -> dict[str, Any]:

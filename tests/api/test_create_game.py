@@ -133,7 +133,7 @@ def test_a_bot_whose_turn_it_is_plays_inside_the_creation_request(client):
     assert body["state"]["last_move"] == body["moves"][0]
 
 
-def test_a_game_of_bots_only_is_played_to_the_end_inside_the_creation_request(client):
+def test_a_game_of_bots_only_is_played_to_the_end_in_the_background(client):
     body = finished_bot_game(client)
     state = body["state"]
     assert state["winner"] in (0, 1)
@@ -203,9 +203,8 @@ def test_a_custom_deck_with_a_bad_card_code_is_refused(client):
     assert response.get_json()["code"] in ("invalid_card", "invalid_request")
 
 
-def test_a_game_of_bots_alone_is_capped_at_a_target_of_101(client):
-    # It is played inside the creating request, which must end well within a worker's timeout.
-    response = client.post("/games", json={"players": BOTS_ONLY, "rules": {"target_score": 102}})
-    assert response.status_code == 422
-    assert response.get_json()["code"] == "invalid_request"
-    assert "target_score" in response.get_json()["detail"]
+def test_a_game_of_bots_alone_may_have_any_target_and_answers_at_once(client):
+    # Played in the background (app.bot_runner), so no cap: the request only deals round 1.
+    body = create(client, [{"bot": "expert"}, {"bot": "expert"}], rules={"target_score": 10000})
+    assert body["status"] == "active" and body["moves"] == []
+    assert body["state"]["round"] == 1 and body["state"]["target_score"] == 10000

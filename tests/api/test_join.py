@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .helpers import bearer, create
-from .support import VIEW_FIELDS, assert_problem, footprint, moves, play, view
+from .support import VIEW_FIELDS, assert_problem, finished_bot_game, footprint, moves, play, view
 
 
 def join(client, game_id, name="Zaki", **extra):
@@ -72,7 +72,7 @@ def test_joining_a_game_created_with_every_seat_taken_is_refused(client):
 
 
 def test_joining_a_finished_game_is_refused(client):
-    game = create(client, [{"bot": "random"}, {"bot": "greedy"}])
+    game = finished_bot_game(client, [{"bot": "random"}, {"bot": "greedy"}])
     assert_problem(join(client, game["id"]), 409, "game_full")
 
 

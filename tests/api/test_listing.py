@@ -9,7 +9,7 @@ from datetime import datetime
 import pytest
 
 from .helpers import create, human_vs_bot
-from .support import BOTS_ONLY, assert_problem
+from .support import BOTS_ONLY, assert_problem, finished_bot_game
 
 SUMMARY_FIELDS = {"id", "status", "version", "created_at", "seats", "scores", "winner"}
 
@@ -45,7 +45,7 @@ def test_the_newest_games_come_first(client):
 
 
 def test_a_summary_names_the_game_its_seats_scores_and_winner(client):
-    game = create(client, BOTS_ONLY)
+    game = finished_bot_game(client)
     (summary,) = page(client, limit=1)["games"]
     assert set(summary) >= SUMMARY_FIELDS
     assert summary["id"] == game["id"] and summary["status"] == "finished"
@@ -61,7 +61,7 @@ def test_the_status_filter_lists_only_games_in_that_status(client, status):
     games = {
         "waiting": create(client, [{"name": "Amira"}, {"open": True}]),
         "active": human_vs_bot(client)[0],
-        "finished": create(client, BOTS_ONLY),
+        "finished": finished_bot_game(client),
     }
     listed = page(client, status=status, limit=100)["games"]
     assert listed and all(g["status"] == status for g in listed)
@@ -96,7 +96,7 @@ def test_paging_with_the_cursor_lists_every_game_once_newest_first(client):
 
 def test_paging_a_status_filter_stays_inside_that_status(client):
     for _ in range(4):
-        create(client, BOTS_ONLY)
+        finished_bot_game(client)
     walked = walk(client, limit=3, status="finished")
     assert all(g["status"] == "finished" for g in walked)
     ids = [g["id"] for g in walked]
