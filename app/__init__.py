@@ -44,15 +44,22 @@ def _stream_hub(app: Flask) -> Any:
 def _register_bot_runner(app: Flask) -> None:
     """Games of bots alone are played by this, outside requests (started on demand, or by
     ``app.wsgi`` for a served app)."""
+    import hashlib
+    import tempfile
+    from pathlib import Path
+
     from app.bot_runner import BotRunner
     from app.services import bots
 
     database = app.extensions["basra_db"]
     stale = float(app.config["BOT_STALE_SECONDS"])
+    # One lock file per machine and database: the workers of an instance take turns.
+    digest = hashlib.sha256(str(app.config["DATABASE_URL"]).encode()).hexdigest()[:16]
     app.extensions["basra_bot_runner"] = BotRunner(
         lambda game_id, seconds: bots.play_bots(database, game_id, seconds),
         lambda: bots.claim_stale_bot_games(database, stale),
         sweep_seconds=min(5.0, stale / 2),
+        lock_path=str(Path(tempfile.gettempdir()) / f"basra-bot-runner-{digest}.lock"),
     )
 
 

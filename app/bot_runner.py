@@ -10,18 +10,25 @@ alike). It starts on demand, when this process creates such a game, and ends aft
 running, and only then also sweeps every ``sweep_seconds`` for games nobody is playing:
 active bots-only games whose last change is older than ``stale_seconds`` (their process died,
 or the server restarted). ``claim`` takes such a game with a version-checked update, so of all
-the processes of every instance exactly one picks each up. After each slice the runner rests
-as long as the slice took (``duty``), leaving the CPU to requests.
+the processes of every instance exactly one picks each up.
+
+The CPU it takes is bounded per machine: a slice is played only while holding ``lock_path``
+(an exclusive ``flock``, freed by the kernel if the process dies), so of all the worker
+processes on one machine one plays at a time, and after each slice it rests as long as the
+slice took (``duty`` 0.5): at most half a core for every bots-only game on the machine, the
+rest is left to requests.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
+import fcntl
 import logging
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
 
 log = logging.getLogger("basra.bot_runner")
@@ -40,6 +47,7 @@ class BotRunner:
         duty: float = 0.5,
         sweep_seconds: float = 5.0,
         idle_seconds: float = 30.0,
+        lock_path: str | None = None,
     ) -> None:
         self._play = play
         self._claim = claim
@@ -53,6 +61,7 @@ class BotRunner:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._keep_running = False
+        self._lock_path = lock_path
 
     # ------------------------------------------------------------ control
     def start(self, keep_running: bool = True) -> None:
@@ -111,13 +120,33 @@ class BotRunner:
                 continue
             with self._lock:
                 self._queued.discard(game_id)
-            started = time.monotonic()
-            more = self._guarded(partial(self._play, game_id, self.slice_seconds), game_id)
+            with self._machine_turn():
+                started = time.monotonic()
+                more = self._guarded(partial(self._play, game_id, self.slice_seconds), game_id)
             if more:
                 self._enqueue(game_id)  # round robin with the other games
             spent = time.monotonic() - started
             idle_since = time.monotonic()
             self._stop.wait(spent * (1 / self.duty - 1))
+
+    @contextlib.contextmanager
+    def _machine_turn(self) -> Iterator[None]:
+        """Wait for this machine's one turn to play bots (no lock path: no waiting)."""
+        if self._lock_path is None:
+            yield
+            return
+        with open(self._lock_path, "a+b") as handle:
+            while True:  # polled, not blocking: a blocked flock would stall a gevent worker
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if self._stop.wait(0.05):
+                        break
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
 
     def _guarded(self, work: Callable[[], object], what: str) -> object:
         try:
