@@ -28,8 +28,13 @@ _BOTS: dict[str, Callable[[SeatView, random.Random], Card]] = {
 }
 
 
-def choose_card(level: str, view: SeatView, rng: random.Random) -> Card:
-    """The card the bot of ``level`` plays for the seat to move in ``view``."""
+def choose_card(
+    level: str, view: SeatView, rng: random.Random, deadline: float | None = None
+) -> Card:
+    """The card the bot of ``level`` plays for the seat to move in ``view``. ``deadline``
+    (``time.monotonic()``) bounds the expert's search; the others never need long."""
+    if level == "expert":
+        return choose_expert(view, rng, deadline)
     bot = _BOTS.get(level)
     if bot is None:
         raise ValueError(f"unknown bot level {level!r}; choose one of {', '.join(BOT_LEVELS)}")

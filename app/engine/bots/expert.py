@@ -14,6 +14,7 @@ enough cards are left.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -36,8 +37,12 @@ class Expert:
     exact_cards: int = 8  # exact search once the stock is empty and this few cards are left
     exact_samples: int = 12  # sampled deals of the hidden hands for a four-player endgame
     surprise: float = 0.2  # odds kept for a world where another seat passed over its best
+    min_worlds: int = 8  # searched even past a deadline
 
-    def choose(self, view: SeatView, rng: random.Random) -> Card:
+    def choose(self, view: SeatView, rng: random.Random, deadline: float | None = None) -> Card:
+        """The best card found; ``deadline`` (a ``time.monotonic()`` value) stops the search
+        early, after at least ``min_worlds`` worlds, so a busy server answers in bounded time.
+        Without one the search is complete and the choice reproducible from ``rng``."""
         candidates = distinct_moves(legal_moves(view))
         if len(candidates) == 1:
             return candidates[0].card
@@ -47,10 +52,10 @@ class Expert:
         cards = [move.card.index for move in candidates]
         if view.stock_size == 0 and base.in_hands <= self.exact_cards:
             worlds = 1 if view.players == 2 else self.exact_samples
-            scores = self._evaluate(base, view, unseen, rng, worlds, cards, _exact(side))
+            scores = self._evaluate(base, view, unseen, rng, worlds, cards, _exact(side), deadline)
         else:
             play = _playout(side, self.defend_us, self.defend_them)
-            scores = self._evaluate(base, view, unseen, rng, self.samples, cards, play)
+            scores = self._evaluate(base, view, unseen, rng, self.samples, cards, play, deadline)
         best = max(range(len(cards)), key=lambda i: (scores[i], -i))
         return candidates[best].card
 
@@ -63,9 +68,13 @@ class Expert:
         worlds: int,
         cards: list[int],
         finish: Callable[[Round], float],
+        deadline: float | None = None,
     ) -> list[float]:
         totals = [0.0] * len(cards)
-        for world in sample_worlds(base, view, unseen, rng, worlds, self.surprise):
+        sampled = sample_worlds(base, view, unseen, rng, worlds, self.surprise)
+        for n, world in enumerate(sampled):
+            if deadline is not None and n >= self.min_worlds and time.monotonic() > deadline:
+                break  # every candidate has been tried in the same n worlds: still a fair race
             for i, card in enumerate(cards):
                 child = world.copy()
                 child.play(card)
@@ -103,5 +112,5 @@ def _exact(side: int) -> Callable[[Round], float]:
 DEFAULT = Expert()
 
 
-def choose_expert(view: SeatView, rng: random.Random) -> Card:
-    return DEFAULT.choose(view, rng)
+def choose_expert(view: SeatView, rng: random.Random, deadline: float | None = None) -> Card:
+    return DEFAULT.choose(view, rng, deadline)

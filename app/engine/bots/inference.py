@@ -12,6 +12,7 @@ power of its surprises (rejection sampling, so kept worlds weigh the same). With
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 from app.engine.bots.fastsim import Round
 from app.engine.bots.knowledge import Decision, decisions_this_deal, sample_round
@@ -58,16 +59,18 @@ def sample_worlds(
     rng: random.Random,
     count: int,
     surprise: float,
-) -> list[Round]:
+) -> Iterator[Round]:
+    """``count`` worlds, one at a time: a caller in a hurry may stop early (the worlds and the
+    random draws are the same as when taken all at once)."""
     decisions = decisions_this_deal(view) if surprise < 1 else []
-    worlds: list[Round] = []
+    sampled = 0
     budget = count * MAX_TRIES
-    while len(worlds) < count:
+    while sampled < count:
         world = sample_round(base, view, unseen, rng)
         budget -= 1
         if decisions and budget > 0:
             found = surprises(world, decisions)
             if found and rng.random() >= surprise**found:
                 continue
-        worlds.append(world)
-    return worlds
+        sampled += 1
+        yield world
