@@ -87,6 +87,13 @@ class BotRunner:
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout)
 
+    def forget(self) -> None:
+        """Drop every queued game (a served app's sweep would pick them up again)."""
+        with self._lock:
+            self._queued.clear()
+            while not self._queue.empty():
+                self._queue.get_nowait()
+
     @property
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()

@@ -39,8 +39,8 @@ SHORT = settings(
     max_examples=50, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
 )
 SOAK = settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
-# All-bot matches are played out inside the create request, and expert bots need minutes for a
-# long match (docs/reliability.md, "Known limits"): generated all-bot games are kept short.
+# All-bot matches are played by the background runner (app/bot_runner.py); generated ones are
+# kept short so that the runner's work during this test stays small.
 ALL_BOT_TARGET_CAP = 50
 NO_SCORING = {"majority_points", "basra_points", "jack_basra_points"}
 
@@ -79,6 +79,10 @@ def world(app: Any, database_url: str) -> Any:
     _play_out(client, *created[3])
     state = World(games=created)
     yield state
+    # The generated games of bots alone would be played on by the background runner for the
+    # rest of the session: they have served their purpose.
+    app.extensions["basra_bot_runner"].stop()
+    app.extensions["basra_bot_runner"].forget()
     for run, seen in state.seen.items():
         write_report(f"{run}-{backend}", asdict(seen))
 
