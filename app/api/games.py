@@ -331,7 +331,7 @@ class EventsResource(MethodView):
     def get(self, game_id: str) -> Response:
         token = bearer_token()
         args = _query_after_game(schemas.EventsQuerySchema, game_id, token)
-        return jsonify({"events": audit.events(_db(), game_id, token, args["after"])})
+        return jsonify(audit.events(_db(), game_id, token, args["after"], args["limit"]))
 
 
 @blp.route("/<game_id>/replay")

@@ -12,6 +12,7 @@ from app.api.contract import Ref, card, cards
 from app.engine.bots import BOT_LEVELS, BOT_NAMES
 from app.engine.catalog import OPTION_HELP, VALUE_HELP
 from app.engine.rules import CHOICES, LIMITS, NULLABLE_LIMITS, Rules
+from app.services.audit import EVENTS_MAX, EVENTS_PAGE
 from app.services.loading import STATUSES
 
 # The three kinds of PlayerSchema.check_kind, for openapi.yaml (combined with the Player object).
@@ -261,6 +262,11 @@ class EventsQuerySchema(QuerySchema):
         load_default=0,
         validate=validate.Range(min=0, max=2**31 - 1),
         **_doc("Only the events after this sequence number (0: from the start)"),
+    )
+    limit = fields.Integer(
+        load_default=EVENTS_PAGE,
+        validate=validate.Range(min=1, max=EVENTS_MAX),
+        **_doc(f"Events per page (default {EVENTS_PAGE}, at most {EVENTS_MAX})"),
     )
 
 
@@ -532,6 +538,11 @@ class EventsSchema(Schema):
     """A part of the game's log, oldest first."""
 
     events = fields.List(fields.Nested(EventSchema), required=True, **_doc("Oldest first"))
+    next_after = fields.Integer(
+        allow_none=True,
+        required=True,
+        **_doc("More events follow: ask again with `?after=<this>`; null on the last page"),
+    )
 
 
 class ReplayStateSchema(ViewSchema):

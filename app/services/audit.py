@@ -14,8 +14,18 @@ from app.persistence import Database, EventRow, GameRepository
 from app.services.errors import GameNotFinished, InvalidRequest, NotFound
 from app.services.loading import FINISHED, LoadedGame, find_seat, game_view, load
 from app.services.log import CARD_PLAYED, GENESIS_HASH, ROUND_DEALT, event_hash, event_json
+from app.services.logged_fairness import (
+    GAME_CREATED,
+    SEAT_JOINED,
+    SEED_REVEALED,
+    LoggedFairness,
+    fixed_round_allowed,
+    from_log,
+)
 
 MAX_PAGE = 100
+EVENTS_PAGE = 200  # events per page of /events unless ?limit= says fewer (at most EVENTS_MAX)
+EVENTS_MAX = 1000
 
 
 def view(db: Database, game_id: str, token: str | None) -> dict[str, Any]:
@@ -50,25 +60,35 @@ def _move(row: EventRow) -> dict[str, Any]:
     return {key: data[key] for key in ("n", "round", "seat", "card", "captured", "basra")}
 
 
-def events(db: Database, game_id: str, token: str | None, after: int) -> list[dict[str, Any]]:
+def events(
+    db: Database, game_id: str, token: str | None, after: int, limit: int = EVENTS_PAGE
+) -> dict[str, Any]:
+    """A page of the log after ``after``: at most ``limit`` events, and ``next_after`` (the
+    ``after`` of the next page) while more follow, else None."""
     with db.session() as session:
         repo = GameRepository(session)
         game = load(repo, game_id)
         find_seat(repo, game_id, game.seats, token, required=False)
         redact = not game.is_over
-        return [event_json(row, redact) for row in repo.events(game_id, after)]
+        rows = repo.events(game_id, after, limit + 1)
+    page = [event_json(row, redact) for row in rows[:limit]]
+    more = len(rows) > limit
+    return {"events": page, "next_after": page[-1]["seq"] if more else None}
 
 
 def fairness(db: Database, game_id: str) -> dict[str, Any]:
+    """The shuffle's inputs as the log states them (see logged_fairness), not the row."""
     with db.session() as session:
-        game = load(GameRepository(session), game_id)
-        row = game.row
+        repo = GameRepository(session)
+        game = load(repo, game_id)
+        kinds = (GAME_CREATED, SEAT_JOINED, SEED_REVEALED)
+        logged = from_log([row for kind in kinds for row in repo.events_of_type(game_id, kind)])
         return {
             "algorithm": ALGORITHM,
-            "commitment": row.commitment,
-            "custom_deck": row.custom_deck is not None,
-            "client_seed": row.client_seed,
-            "server_seed": row.server_seed if game.is_over else None,
+            "commitment": logged.commitment,
+            "custom_deck": logged.custom_deck,
+            "client_seed": logged.client_seed,
+            "server_seed": logged.server_seed if game.is_over else None,
         }
 
 
@@ -114,13 +134,36 @@ def verify(db: Database, game_id: str) -> dict[str, Any]:
         repo = GameRepository(session)
         game = load(repo, game_id)
         rows = repo.events(game_id)
+    logged = from_log(rows)
     checks: dict[str, Any] = {"hash_chain": _check_chain(game, rows)}
     checks["replay"] = _check_replay(game, rows)
+    checks["client_seed"] = _check_client_seed(game, logged)
+    checks["commitment"] = _check_commitment(game, logged)
     if game.is_over:
-        checks["commitment"] = {"ok": seed_matches(game.row.server_seed, game.row.commitment)}
-        checks["decks"] = _check_decks(game, rows)
+        checks["decks"] = _check_decks(game, rows, logged)
     ok = all(check["ok"] for check in checks.values())
     return {"ok": ok, "checks": checks}
+
+
+def _check_client_seed(game: LoadedGame, logged: LoggedFairness) -> dict[str, Any]:
+    """The client seed the decks use is the one the logged seats' seeds make."""
+    same = logged.client_seed == game.row.client_seed
+    detail = None if same else "the stored client seed is not the one the logged seeds make"
+    return {"ok": same, "client_seed": logged.client_seed, "detail": detail}
+
+
+def _check_commitment(game: LoadedGame, logged: LoggedFairness) -> dict[str, Any]:
+    """The commitment is the one GameCreated published; once over, the revealed seed (as
+    SeedRevealed logged it) hashes to it."""
+    if logged.commitment != game.row.commitment:
+        return {"ok": False, "detail": "the stored commitment is not the one GameCreated published"}
+    if not game.is_over:
+        return {"ok": True, "detail": None}
+    if logged.server_seed != game.row.server_seed:
+        return {"ok": False, "detail": "the stored server seed is not the one SeedRevealed logged"}
+    if not seed_matches(logged.server_seed or "", logged.commitment or ""):
+        return {"ok": False, "detail": "the revealed server seed does not match the commitment"}
+    return {"ok": True, "detail": None}
 
 
 def _check_chain(game: LoadedGame, rows: list[EventRow]) -> dict[str, Any]:
@@ -162,23 +205,29 @@ def _check_replay(game: LoadedGame, rows: list[EventRow]) -> dict[str, Any]:
     }
 
 
-def _check_decks(game: LoadedGame, rows: list[EventRow]) -> dict[str, Any]:
-    seed = bytes.fromhex(game.row.server_seed)
+def _check_decks(game: LoadedGame, rows: list[EventRow], logged: LoggedFairness) -> dict[str, Any]:
+    """Every deal is the shuffle of the logged seeds, but round 1 of a game created with a
+    ``deck``, which is marked fixed (and no other round may be)."""
     rounds = []
     for row in rows:
         if row.type != ROUND_DEALT:
             continue
         try:
-            rounds.append(_check_deck(seed, game.row.client_seed or "", row.data))
+            seed = bytes.fromhex(logged.server_seed or "")
+            rounds.append(_check_deck(seed, logged.client_seed or "", row.data, logged))
         except Exception as error:  # a tampered event may lack the fields: a finding, not a 500
             rounds.append({"seq": row.seq, "ok": False, "detail": f"not a deal: {error!r}"})
     return {"ok": all(r["ok"] for r in rounds), "rounds": rounds}
 
 
-def _check_deck(seed: bytes, client_seed: str, data: dict[str, Any]) -> dict[str, Any]:
+def _check_deck(
+    seed: bytes, client_seed: str, data: dict[str, Any], logged: LoggedFairness
+) -> dict[str, Any]:
     number = data["round"]
     if data.get("fixed"):
-        return {"round": number, "fixed": True, "ok": True}
+        allowed = fixed_round_allowed(number, logged)
+        detail = None if allowed else "only round 1 of a game created with a deck may be fixed"
+        return {"round": number, "fixed": True, "ok": allowed, "detail": detail}
     deck = codes(shuffled_deck(seed, client_seed, number))
     return {"round": number, "fixed": False, "ok": deck == data["deck"]}
 

@@ -88,11 +88,17 @@ def moves(client: Any, game_id: str) -> list[dict[str, Any]]:
 
 def events(client: Any, game_id: str, token: str | None = None,
            after: int | None = None) -> list[dict[str, Any]]:  # fmt: skip
-    url = f"/games/{game_id}/events" + (f"?after={after}" if after is not None else "")
-    response = client.get(url, headers=bearer(token) if token else {})
-    assert response.status_code == 200, response.get_json()
-    listed: list[dict[str, Any]] = response.get_json()["events"]
-    return listed
+    """Every event after ``after``, following ``next_after`` from page to page."""
+    listed: list[dict[str, Any]] = []
+    cursor: int | None = after
+    while True:
+        url = f"/games/{game_id}/events" + (f"?after={cursor}" if cursor is not None else "")
+        response = client.get(url, headers=bearer(token) if token else {})
+        assert response.status_code == 200, response.get_json()
+        listed.extend(response.get_json()["events"])
+        cursor = response.get_json()["next_after"]
+        if cursor is None:
+            return listed
 
 
 def whole_decks(client: Any, game_id: str) -> dict[int, list[str]]:

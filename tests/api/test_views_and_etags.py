@@ -188,7 +188,7 @@ def test_a_seat_token_is_shown_once_and_never_again(client):
 
 def test_each_round_entry_carries_the_basras_that_made_its_points(client):
     body = finished_bot_game(client)
-    events = client.get(f"/games/{body['id']}/events").get_json()["events"]
+    events = client.get(f"/games/{body['id']}/events?limit=1000").get_json()["events"]
     scored = {e["data"]["round"]: e["data"] for e in events if e["type"] == "RoundScored"}
     rounds = body["state"]["rounds"]
     assert rounds and len(rounds) == len(scored)

@@ -194,11 +194,24 @@ def all_game_ids(base: str) -> list[str]:
     raise AssertionError("the game list does not end")
 
 
+def whole_log(base: str, game_id: str) -> list[dict[str, Any]]:
+    """Every page of /events (``next_after`` leads from one to the next)."""
+    events: list[dict[str, Any]] = []
+    after: int | None = 0
+    while after is not None:
+        page = requests.get(
+            f"{base}/games/{game_id}/events", params={"after": after}, timeout=TIMEOUT
+        ).json()
+        events.extend(page["events"])
+        after = page["next_after"]
+    return events
+
+
 def audit_games(base: str, game_ids: list[str]) -> dict[str, dict[str, Any]]:
     """Every game's whole log and /verify verdict; AssertionError on the first problem."""
 
     def audit(game_id: str) -> tuple[str, dict[str, Any]]:
-        events = requests.get(f"{base}/games/{game_id}/events", timeout=TIMEOUT).json()["events"]
+        events = whole_log(base, game_id)
         wrong = check_log(events)
         assert not wrong, f"{game_id}: {wrong}"
         verdict = requests.get(f"{base}/games/{game_id}/verify", timeout=TIMEOUT)

@@ -174,7 +174,7 @@ class Player:
     def check(self) -> None:
         """Fold the now-open log and hold every kept answer to what its caller could know."""
         path = f"/games/{self.game_id}"
-        events = self.request("get", f"{path}/events").get_json()["events"]
+        events = self.request("get", f"{path}/events?limit=1000").get_json()["events"]
         hidden = _hidden_by_version(events)
         seq_of_move = {e["data"]["n"]: e["seq"] for e in events if e["type"] == "CardPlayed"}
         for answer in self.answers:
