@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Table, bindparam, func, insert, select, update
+from sqlalchemy import Table, Text, bindparam, cast, func, insert, select, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
@@ -153,6 +153,17 @@ class GameRepository:
         """The current version of each of these games (unknown ids are left out)."""
         query = select(GAMES.c.id, GAMES.c.version).where(GAMES.c.id.in_(list(game_ids)))
         return {row.id: row.version for row in self.session.execute(query)}
+
+    def raw_events(self, game_id: str) -> list[Any]:
+        """The log as stored: (seq, type, data, at, hash) with ``data`` the JSON text itself,
+        undecoded, for the audit's byte-for-byte checkpoints (services/audit_cache.py)."""
+        query = (
+            select(EVENTS.c.seq, EVENTS.c.type, cast(EVENTS.c.data, Text).label("data"),
+                   EVENTS.c.at, EVENTS.c.hash)
+            .where(EVENTS.c.game_id == game_id)
+            .order_by(EVENTS.c.seq)
+        )  # fmt: skip
+        return list(self.session.execute(query))
 
     def events_of_type(self, game_id: str, event_type: str) -> list[EventRow]:
         query = (
