@@ -101,7 +101,13 @@ class GameCollection(MethodView):
                 },
                 "content": {"application/json": {"schema": schemas.CreatedGameSchema}},
             },
-            **problems("bad_request", "payload_too_large", "invalid_request", "invalid_card"),
+            **problems(
+                "bad_request",
+                "payload_too_large",
+                "unsupported_media_type",
+                "invalid_request",
+                "invalid_card",
+            ),
         },
     )
     def post(self) -> Response:
@@ -198,7 +204,12 @@ class JoinResource(MethodView):
                 "content": {"application/json": {"schema": schemas.JoinedSchema}},
             },
             **problems(
-                "bad_request", "not_found", "game_full", "payload_too_large", "invalid_request"
+                "bad_request",
+                "not_found",
+                "game_full",
+                "payload_too_large",
+                "unsupported_media_type",
+                "invalid_request",
             ),
         },
     )
@@ -253,6 +264,7 @@ class MovesResource(MethodView):
             },
             **problems(
                 "bad_request",
+                "unsupported_media_type",
                 "unauthorized",
                 "forbidden",
                 "not_found",
