@@ -160,7 +160,8 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def new_page(browser: Any) -> Iterator[Callable[..., Any]]:
-    """Opens a page in a fresh browser context (its own localStorage); JS errors fail the test."""
+    """Opens a page in a fresh browser context (its own localStorage); JS errors and CSP
+    violations fail the test."""
     contexts: list[Any] = []
     errors: list[str] = []
 
@@ -172,6 +173,11 @@ def new_page(browser: Any) -> Iterator[Callable[..., Any]]:
         contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda exc: errors.append(str(exc)))
+        # Everything must run under the pages' Content-Security-Policy (no inline script/style).
+        page.on(
+            "console",
+            lambda msg: errors.append(msg.text) if "Content Security Policy" in msg.text else None,
+        )
         return page
 
     yield make
