@@ -63,6 +63,7 @@ def test_house_rules_and_a_target_of_31_are_what_the_game_is_played_with(
     page.click("#start")
     gid = game_id(page)
     page.wait_for_selector("#game[data-your-turn=true]")
+    assert page.is_hidden("#status")  # "Creating the game..." went once the game was shown
     created = api.call("GET", f"/games/{gid}/events")["events"][0]["data"]["rules"]
     assert created["seven_diamonds"] == "plain" and created["basra_points"] == 20
     assert created["target_score"] == 31

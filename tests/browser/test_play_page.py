@@ -102,6 +102,22 @@ def test_a_whole_game_against_the_random_bot_is_played_through_the_page(
     scores = page.eval_on_selector_all(".side .score", "ss => ss.map(s => s.textContent)")
     assert scores == [str(s["score"]) for s in final["sides"]]
     assert page.locator("#rounds tbody tr").count() == len(final["rounds"]) + 1
+    # Each round's row says what made its points, and the Basras counters add up the match.
+    for entry in final["rounds"]:
+        row = page.text_content(f'#rounds tr[data-round="{entry["round"]}"]')
+        for side in (0, 1):
+            if entry["basras"][side]:
+                assert f"{entry['basras'][side]} basra" in row, row
+    totals = page.eval_on_selector_all(".side .basras", "ns => ns.map(n => n.textContent)")
+    for side, text in enumerate(totals):
+        match = sum(entry["basras"][side] for entry in final["rounds"])
+        assert text.endswith(f"match {match}"), text
+    # The "Round N scored" notice sits in the page's flow: it covers nothing.
+    notice = page.locator("#notice")
+    if notice.is_visible():
+        box, table = notice.bounding_box(), page.locator("#rounds").bounding_box()
+        assert box["y"] + box["height"] <= table["y"] or box["y"] >= table["y"] + table["height"]
+    assert page.text_content("#status") == ""  # "Creating the game..." is long gone
 
 
 def test_the_lobby_starts_a_game_against_a_bot_and_keeps_the_token(
