@@ -166,6 +166,7 @@ async function openGame(id, initialView = null, initialMoves = []) {
   game.view = null;
   game.shown = null;
   $("lobby").hidden = true;
+  window.scrollTo(0, 0); // the lobby may have been scrolled down to its Start button
   $("game-label").textContent = `Game ${id}`;
   document.title = `Basra \u2014 game ${id}`;
   let view = initialView;
@@ -408,13 +409,13 @@ function tickClocks() {
   if (!clock.hidden && clock.dataset.deadline && view) {
     const { seconds, text } = clockText(clock.dataset.deadline);
     const whose = yourTurn(view) ? "Your time" : `${view.turn !== null ? sideLabelForSeat(view, view.turn) : ""} time`;
-    clock.textContent = `\u23f1 ${whose}: ${text}`;
+    clock.textContent = `${whose}: ${text}`;
     clock.dataset.seconds = String(seconds);
     clock.classList.toggle("low", seconds <= 10);
   }
   for (const node of document.querySelectorAll(".seat-clock[data-deadline]")) {
     const { seconds, text } = clockText(node.dataset.deadline);
-    node.textContent = ` \u23f1 ${text}`;
+    node.textContent = ` \u00b7 ${text}`;
     node.classList.toggle("low", seconds <= 10);
   }
 }

@@ -147,7 +147,8 @@ export function renderSeats(view, ctx) {
       el("div", { class: "fan", "aria-hidden": "true" },
         ...Array.from({ length: Math.min(count, 4) }, () => cardBack("small"))),
       played),
-    el("div", { class: "seat-count" }, `${count} card${count === 1 ? "" : "s"}`,
+    el("div", { class: "seat-count" },
+      !s.name && !s.bot && view.status === "waiting" ? "waiting for a player" : `${count} card${count === 1 ? "" : "s"}`,
       toMove ? el("span", { class: "to-play", text: " \u25b6 to play" }) : null, clock));
   }));
 }
