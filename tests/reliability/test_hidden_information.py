@@ -1,6 +1,6 @@
 """Hidden information: over many random games played through the API (bots, humans playing random
-cards, spectators, wrong moves on purpose), no view, event feed, move list or error shows a card
-its caller cannot know, and no log line shows a token or a card.
+cards, spectators, wrong moves on purpose), no view, event feed, move list, live stream record or
+error shows a card its caller cannot know, and no log line shows a token or a card.
 
 Every answer is kept with the game version it describes. Once the game is over its whole log is
 open: folding it through the engine gives every hand and the stock at every version, so each
@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from api.sse import LiveReader, records
 
 from app.engine import EVENT_TYPES, GameState, Rules, apply, event_from_dict
 from app.engine.cards import FULL_DECK, codes
@@ -40,6 +41,7 @@ class Tally:
     requests: int = 0
     answers_checked: int = 0
     probes: int = 0
+    stream_records: int = 0
     leaks: list[str] = field(default_factory=list)
 
 
@@ -76,6 +78,7 @@ class Player:
         self.answers: list[Answer] = []
         self.tokens: dict[int, str] = {}
         self.game_id = ""
+        self.stream: LiveReader | None = None  # a spectator following the game live
 
     def request(self, method: str, path: str, token: str | None = None, **kwargs: Any) -> Any:
         headers = {**kwargs.pop("headers", {}), **(bearer(token) if token else {})}
@@ -98,6 +101,7 @@ class Player:
         self.tokens = {s["seat"]: s["token"] for s in created["seats"] if "token" in s}
         creator = min(self.tokens) if self.tokens else None
         self.keep(creator, created["state"]["version"], response)
+        self.stream = LiveReader(self.client, f"/games/{self.game_id}/stream")
         if late:
             joined = self.request("post", f"/games/{self.game_id}/join", json={"name": "Late"})
             assert joined.status_code == 201, joined.get_json()
@@ -177,6 +181,7 @@ class Player:
         events = self.request("get", f"{path}/events?limit=1000").get_json()["events"]
         hidden = _hidden_by_version(events)
         seq_of_move = {e["data"]["n"]: e["seq"] for e in events if e["type"] == "CardPlayed"}
+        self.keep_stream()
         for answer in self.answers:
             self.tally.answers_checked += 1
             viewer = answer.seat if answer.seat is not None else -1
@@ -190,6 +195,21 @@ class Player:
                     )
         verdict = self.request("get", f"{path}/verify").get_json()
         assert verdict["ok"], verdict
+
+
+    def keep_stream(self) -> None:
+        """The records the spectator's stream got while the game was on: each speaks of the
+        version it is, and together they are the whole stream (nothing missed)."""
+        assert self.stream is not None
+        assert self.stream.ended.wait(10), "the stream did not end after the game"
+        got = [self.stream.received.get_nowait() for _ in range(self.stream.received.qsize())]
+        whole = self.client.get(f"/games/{self.game_id}/stream").get_data(as_text=True)
+        assert got == records(whole)
+        for record in got:
+            secret = {"hand", "hands", "deck", "stock", "legal_moves", "seed", "server_seed"}
+            assert not secret & set(record.data), record
+            self.answers.append(Answer(None, record.id, {record.event: record.data}))
+            self.tally.stream_records += 1
 
 
 def _dated_codes(body: Any, version: int, seq_of_move: dict[int, int]) -> list[tuple[str, int]]:
@@ -269,6 +289,7 @@ def _run(client: Any, backend: str, caplog: Any, games: int, name: str) -> None:
             "requests": tally.requests,
             "answers_checked": tally.answers_checked,
             "wrong_moves_probed": tally.probes,
+            "stream_records_checked": tally.stream_records,
             "leaks": len(tally.leaks),
             "log_records": len(caplog.records),
             "seed": rng_seed,
@@ -306,3 +327,15 @@ def test_a_planted_leak_is_found(client: Any, monkeypatch: Any) -> None:
     monkeypatch.setattr(loading, "observe", Leaky)
     tally, _ = play_games(client, games=1, seed=7)
     assert tally.leaks, "a view showing the stock's top card went unnoticed"
+
+
+def test_a_planted_stream_leak_is_found(client: Any, monkeypatch: Any) -> None:
+    """The detector sees the stream too: `dealt` records that show the first dealt card."""
+    from app.services import records
+
+    def leaky_dealt(data: dict[str, Any], _game: Any) -> dict[str, Any]:
+        return {"round": data["round"], "dealer": data["dealer"], "top": data["deck"][0]}
+
+    monkeypatch.setitem(records.MAPPERS, "RoundDealt", ("dealt", leaky_dealt))
+    tally, _ = play_games(client, games=1, seed=7)
+    assert tally.leaks, "a stream record showing a dealt card went unnoticed"

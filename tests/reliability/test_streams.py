@@ -1,0 +1,241 @@
+"""Live streams across real processes: gunicorn instances on one PostgreSQL database.
+
+- a move through one instance reaches a stream opened on another within 1 s (LISTEN/NOTIFY);
+- a stream resumed with Last-Event-ID, on the other instance, misses nothing and repeats nothing;
+- PostgreSQL restarted under open streams (a cluster of this test's own, never the shared
+  server): the streams stay open and, once it is back, carry on without a lost record;
+- clients that stop reading hold up nobody else.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import requests
+from api.sse import Sse, blocks, records
+
+from .servers import Gunicorn, PostgresCluster, gunicorn, migrate, postgres_cluster
+from .support import bearer
+
+pytestmark = [pytest.mark.postgres, pytest.mark.slow]
+
+
+class Follower:
+    """A client following a stream over HTTP in a thread of its own."""
+
+    def __init__(self, url: str, headers: dict[str, str] | None = None) -> None:
+        self.response = requests.get(url, headers=headers or {}, stream=True, timeout=(5, 60))
+        assert self.response.status_code == 200, self.response.text[:300]
+        assert self.response.headers["Content-Type"].startswith("text/event-stream")
+        self.received: queue.Queue[tuple[Sse, float]] = queue.Queue()
+        self.ended = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        with contextlib.suppress(requests.RequestException, ValueError, AttributeError):
+            for block in blocks(self.response.iter_content(chunk_size=None)):
+                if block.event is not None:
+                    self.received.put((block, time.monotonic()))
+        self.ended.set()
+
+    def take(self, count: int, timeout: float) -> list[tuple[Sse, float]]:
+        deadline = time.monotonic() + timeout
+        taken = []
+        for _ in range(count):
+            try:
+                taken.append(self.received.get(timeout=max(0.0, deadline - time.monotonic())))
+            except queue.Empty:
+                raise AssertionError(f"{len(taken)} of {count} records came in time") from None
+        return taken
+
+    def close(self) -> None:
+        self.response.close()
+
+
+class Table:
+    """A human against a greedy bot, driven over HTTP."""
+
+    def __init__(self, server: Gunicorn, target: int = 1) -> None:
+        created = requests.post(
+            f"{server.url}/games",
+            json={"players": [{"name": "Amira"}, {"bot": "greedy"}],
+                  "rules": {"target_score": target}},
+            timeout=30,
+        )  # fmt: skip
+        assert created.status_code == 201, created.text
+        body = created.json()
+        self.game_id, self.token, self.view = body["id"], body["seats"][0]["token"], body["state"]
+
+    def move(self, server: Gunicorn) -> list[dict[str, Any]]:
+        """Play the first card of the hand through ``server``; the moves it applied."""
+        answer = requests.post(
+            f"{server.url}/games/{self.game_id}/moves",
+            json={"card": self.view["hand"][0]},
+            headers=bearer(self.token),
+            timeout=30,
+        )
+        assert answer.status_code == 201, answer.text
+        self.view = answer.json()["state"]
+        moves: list[dict[str, Any]] = answer.json()["moves"]
+        return moves
+
+    def refresh(self, server: Gunicorn) -> None:
+        with contextlib.suppress(requests.RequestException, ValueError):
+            answer = requests.get(
+                f"{server.url}/games/{self.game_id}", headers=bearer(self.token), timeout=30
+            )
+            if answer.status_code == 200:
+                self.view = answer.json()
+
+    @property
+    def active(self) -> bool:
+        return bool(self.view["status"] == "active")
+
+
+def whole_stream(server: Gunicorn, game_id: str) -> list[Sse]:
+    """Every record of a finished game (its stream ends by itself)."""
+    response = requests.get(f"{server.url}/games/{game_id}/stream", timeout=30)
+    return records(response.text)
+
+
+@pytest.fixture(scope="module")
+def two_instances(tmp_path_factory: Any, postgres_server: bool) -> Iterator[list[Gunicorn]]:
+    if not postgres_server:
+        pytest.skip("PostgreSQL is not running")
+    from conftest import PostgresDatabase
+
+    database = PostgresDatabase()
+    database.create()
+    try:
+        migrate(database.url)
+        logs = tmp_path_factory.mktemp("streams")
+        with (
+            gunicorn(database.url, logs, workers=2) as one,
+            gunicorn(database.url, logs, workers=2) as other,
+        ):
+            yield [one, other]
+    finally:
+        database.drop()
+
+
+def test_a_move_through_one_instance_reaches_a_stream_on_the_other_within_a_second(
+    two_instances: list[Gunicorn],
+) -> None:
+    one, other = two_instances
+    table = Table(one, target=50)
+    follower = Follower(f"{other.url}/games/{table.game_id}/stream")
+    try:
+        follower.take(1, timeout=5)  # the first deal
+        for _ in range(5):
+            moves = table.move(one)
+            answered = time.monotonic()
+            got = follower.take(len(moves), timeout=5)
+            assert [record.data["n"] for record, _ in got] == [move["n"] for move in moves]
+            assert got[-1][1] - answered < 1.0, "the record came more than 1 s after the answer"
+    finally:
+        follower.close()
+
+
+def test_last_event_id_on_the_other_instance_resumes_exactly(
+    two_instances: list[Gunicorn],
+) -> None:
+    one, other = two_instances
+    table = Table(one, target=1)
+    first = Follower(f"{one.url}/games/{table.game_id}/stream")
+    table.move(one)
+    table.move(one)
+    seen = [record for record, _ in first.take(3, timeout=5)]
+    first.close()
+    while table.active:  # the game goes on while nobody watches
+        table.move(one)
+    resumed = Follower(
+        f"{other.url}/games/{table.game_id}/stream?after=0",
+        headers={"Last-Event-ID": str(seen[-1].id)},
+    )
+    assert resumed.ended.wait(20), "the stream of a finished game did not end"
+    rest = [resumed.received.get_nowait()[0] for _ in range(resumed.received.qsize())]
+    assert seen + rest == whole_stream(other, table.game_id)
+    assert rest[-1].event == "over"
+
+
+def test_clients_that_stop_reading_do_not_hold_up_the_others(
+    two_instances: list[Gunicorn],
+) -> None:
+    one, _ = two_instances
+    table = Table(one, target=200)
+    history = Table(one, target=200)
+    for _ in range(150):  # ~50 KiB of records: more than a stalled socket's buffers hold
+        history.move(one)
+    stalled = [_stalled_stream(one, history.game_id) for _ in range(20)]
+    stalled += [_stalled_stream(one, table.game_id) for _ in range(20)]
+    follower = Follower(f"{one.url}/games/{table.game_id}/stream")
+    try:
+        follower.take(1, timeout=5)
+        for _ in range(20):
+            moves = table.move(one)
+            answered = time.monotonic()
+            got = follower.take(len(moves), timeout=5)
+            assert got[-1][1] - answered < 1.0
+    finally:
+        follower.close()
+        for sock in stalled:
+            sock.close()
+
+
+def _stalled_stream(server: Gunicorn, game_id: str) -> socket.socket:
+    """A stream request from a client with a tiny receive buffer that never reads."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+    sock.connect(("127.0.0.1", server.port))
+    sock.sendall(f"GET /games/{game_id}/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    return sock
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[PostgresCluster]:
+    try:
+        with postgres_cluster() as running:
+            yield running
+    except FileNotFoundError as error:
+        pytest.skip(f"cannot start a PostgreSQL cluster of our own: {error}")
+
+
+@pytest.mark.parametrize("mode", ["fast", "immediate"])
+def test_streams_resume_without_loss_after_postgresql_restarts(
+    cluster: PostgresCluster, tmp_path: Any, mode: str
+) -> None:
+    url = cluster.create_database(f"basra_streams_{mode}")
+    migrate(url)
+    with gunicorn(url, tmp_path, workers=2) as server:
+        table = Table(server, target=1)
+        followers = [Follower(f"{server.url}/games/{table.game_id}/stream") for _ in range(4)]
+        try:
+            table.move(server)
+            cluster.stop(mode)
+            time.sleep(2)
+            cluster.start()
+            server.wait_healthy(60)
+            deadline = time.monotonic() + 60
+            while table.active and time.monotonic() < deadline:
+                try:
+                    table.move(server)
+                except (AssertionError, requests.RequestException):  # 503s while it reconnects
+                    time.sleep(0.2)
+                    table.refresh(server)
+            assert not table.active
+            whole = whole_stream(server, table.game_id)
+            for follower in followers:
+                assert follower.ended.wait(20), "a stream did not end after `over`"
+                got = [follower.received.get_nowait()[0] for _ in range(follower.received.qsize())]
+                assert got == whole
+        finally:
+            for follower in followers:
+                follower.close()
