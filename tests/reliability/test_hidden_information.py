@@ -196,7 +196,6 @@ class Player:
         verdict = self.request("get", f"{path}/verify").get_json()
         assert verdict["ok"], verdict
 
-
     def keep_stream(self) -> None:
         """The records the spectator's stream got while the game was on: each speaks of the
         version it is, and together they are the whole stream (nothing missed)."""
