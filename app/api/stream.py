@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -64,18 +63,18 @@ def _after(game_id: str) -> int:
     return int(after)
 
 
-def sse(record: Record | None) -> str:
-    if record is None:
+def sse(batch: list[Record]) -> str:
+    """Records in the wire format, in one piece (one write); none: a keep-alive comment."""
+    if not batch:
         return ": keep-alive\n\n"
-    data = json.dumps(record.data, separators=(",", ":"), ensure_ascii=False)
-    return f"id: {record.id}\nevent: {record.event}\ndata: {data}\n\n"
+    return "".join(f"id: {r.id}\nevent: {r.event}\ndata: {r.json}\n\n" for r in batch)
 
 
-def _lines(opening: str, records: Iterator[Record | None]) -> Iterator[str]:
+def _lines(opening: str, batches: Iterator[list[Record]]) -> Iterator[str]:
     with metrics.stream_client():
         yield opening  # sent at once, so the client sees the stream open before any record
-        for record in records:
-            yield sse(record)
+        for batch in batches:
+            yield sse(batch)
 
 
 @blp.route("/<game_id>/stream")

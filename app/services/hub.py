@@ -1,8 +1,8 @@
 """The per-process hub of live streams: one channel per watched game, shared by its streams.
 
 A channel remembers the game's newest version anyone announced (``notify``) and the records
-read from the log so far, in a ring of bounded size. When a game moves on, ONE of its streams
-reads the new events from the log for all of them; the others take the records from the ring.
+read from the log so far, in a ring of bounded size. When a game moves on, the hub's one thread
+reads the new events from the log once, for all its streams, which take the records from the ring.
 A stream that fell further behind than the ring (a slow reader) reads the log itself, from
 its own last version. Nothing is queued per stream, so a client that stops reading holds up
 nobody but itself, and memory does not grow with a slow reader.
@@ -40,7 +40,6 @@ class Channel:
     ended: bool = False
     watchers: int = 0
     fetching: bool = False
-    retry_at: float = 0.0
     ring: deque[Record] = field(default_factory=lambda: deque(maxlen=RING))
     changed: threading.Condition = field(default_factory=threading.Condition)
 
@@ -55,7 +54,13 @@ class Channel:
         self.ended = page.ended
 
     def after(self, cursor: int) -> Page:
-        return Page([r for r in self.ring if r.id > cursor], self.through, self.ended)
+        newer: list[Record] = []
+        for record in reversed(self.ring):  # the newest first: a live stream wants only those
+            if record.id <= cursor:
+                break
+            newer.append(record)
+        newer.reverse()
+        return Page(newer, self.through, self.ended)
 
 
 class Hub:
@@ -75,10 +80,12 @@ class Hub:
     # ---------------------------------------------------------------- streams
     def follow(
         self, game_id: str, first: Page, keepalive: float, lifetime: float
-    ) -> Iterator[Record | None]:
-        """Every record after the first page's start, live; None when ``keepalive`` seconds
-        passed without one. Ends after the game's last record, or after ``lifetime`` s."""
-        yield from first.records
+    ) -> Iterator[list[Record]]:
+        """Every record after the first page's start, a batch at a time, live; an empty batch
+        when ``keepalive`` seconds passed without one. Ends after the game's last record, or
+        after ``lifetime`` seconds."""
+        if first.records:
+            yield first.records
         if first.ended:
             return
         self._start_watcher()
@@ -89,9 +96,10 @@ class Hub:
             while time.monotonic() < closes:
                 page = self._next(channel, cursor, min(keepalive, closes - time.monotonic()))
                 if page is None:
-                    yield None
+                    yield []
                     continue
-                yield from page.records
+                if page.records:
+                    yield page.records
                 cursor = page.through
                 if page.ended:
                     return
@@ -99,56 +107,44 @@ class Hub:
             self._leave(channel)
 
     def _next(self, channel: Channel, cursor: int, wait: float) -> Page | None:
-        """The next page after ``cursor``: from the ring, or read by this stream (for all)."""
+        """The next page after ``cursor`` from the ring, or None after ``wait`` seconds."""
         deadline = time.monotonic() + wait
         with channel.changed:
             while True:
-                if cursor < channel.through and cursor >= channel.ring_from:
+                if channel.ring_from <= cursor < channel.through:
                     return channel.after(cursor)
                 if channel.ended and cursor >= channel.through:
                     return Page([], cursor, True)
-                now = time.monotonic()
                 if cursor < channel.ring_from:
-                    behind = True  # fell out of the ring: read the log alone
-                    break
-                due = channel.known > channel.through and not channel.fetching
-                if due and now >= channel.retry_at:
-                    channel.fetching = True
-                    behind = False
-                    break
-                if now >= deadline:
+                    break  # fell out of the ring (a slow reader): read the log alone
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
                     return None
-                timeout = deadline - now
-                if due:
-                    timeout = min(timeout, max(0.0, channel.retry_at - now))
-                channel.changed.wait(timeout)
-        if behind:
-            return self._read_alone(channel, cursor)
-        return self._fetch_for_all(channel)
-
-    def _fetch_for_all(self, channel: Channel) -> Page | None:
-        try:
-            page = feed.read(self.db, channel.game_id, channel.through)
-        except Exception as error:  # the database is away: keep the stream, try again soon
-            log.warning("stream read failed for %s: %s", channel.game_id, type(error).__name__)
-            with channel.changed:
-                channel.fetching = False
-                channel.retry_at = time.monotonic() + 0.5
-                channel.changed.notify_all()
-            return None
-        with channel.changed:
-            channel.keep(page)
-            channel.fetching = False
-            channel.changed.notify_all()
-        return None  # the caller loops and takes its records from the ring
-
-    def _read_alone(self, channel: Channel, cursor: int) -> Page | None:
+                channel.changed.wait(remaining)
         try:
             return feed.read(self.db, channel.game_id, cursor)
-        except Exception as error:
+        except Exception as error:  # the database is away: keep the stream, try again soon
             log.warning("stream read failed for %s: %s", channel.game_id, type(error).__name__)
             time.sleep(0.5)
             return None
+
+    def _fetch(self, channel: Channel) -> None:
+        """Read the game's new events once for all its streams (the watcher's thread)."""
+        with channel.changed:
+            if channel.fetching or channel.known <= channel.through:
+                return
+            channel.fetching = True
+            through = channel.through
+        try:
+            page = feed.read(self.db, channel.game_id, through)
+        except Exception as error:  # the database is away: the next poll tries again
+            log.warning("stream read failed for %s: %s", channel.game_id, type(error).__name__)
+            page = None
+        with channel.changed:
+            channel.fetching = False
+            if page is not None:
+                channel.keep(page)
+                channel.changed.notify_all()
 
     def _join(self, game_id: str, through: int) -> Channel:
         with self.lock:
@@ -172,14 +168,13 @@ class Hub:
 
     # ---------------------------------------------------------------- news
     def notify(self, game_id: str, version: int) -> None:
-        """Game ``game_id`` is at ``version`` now (from NOTIFY or a poll)."""
+        """Game ``game_id`` is at ``version`` now (from NOTIFY or a poll): read what is new."""
         channel = self.channels.get(game_id)
         if channel is None:
             return
         with channel.changed:
-            if version > channel.known:
-                channel.known = version
-                channel.changed.notify_all()
+            channel.known = max(channel.known, version)
+        self._fetch(channel)
 
     def poll(self) -> None:
         """Ask the database for the version of every watched game (one query)."""

@@ -13,8 +13,10 @@ under the record's name in ``RECORD_OF``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from app.engine import side_of
@@ -31,13 +33,18 @@ class GameFacts:
     scores: tuple[int, ...]  # match totals per side (final once the game is over)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Record:
     """One record of the stream: ``id`` is the version (log seq) of the event it shows."""
 
     id: int
     event: str
     data: dict[str, Any]
+
+    @cached_property
+    def json(self) -> str:
+        """The data as compact JSON, made once however many streams send it."""
+        return json.dumps(self.data, separators=(",", ":"), ensure_ascii=False)
 
 
 Mapper = Callable[[dict[str, Any], GameFacts], dict[str, Any] | None]
