@@ -25,8 +25,9 @@ if not os.environ.get(_SET_UP):
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "4"))
 # Live streams (GET /games/{id}/stream) stay open for minutes, so no sync worker: see
-# docs/performance.md, "Live streams and the worker class", for the measurements behind this choice. The one line to
-# change (a subclass of it, say) is this one; GUNICORN_WORKER_CLASS overrides it for a run.
+# docs/performance.md, "Live streams and the worker class", for the measurements behind this
+# choice. The one line to change (a subclass of it, say) is this one; GUNICORN_WORKER_CLASS
+# overrides it for a run.
 worker_class = os.environ.get("GUNICORN_WORKER_CLASS") or "gthread"
 # gthread: each open stream holds one thread of its worker while it lasts, so the threads are
 # many (idle ones cost little: docs/performance.md); gevent: greenlets, up to worker_connections.
