@@ -257,9 +257,26 @@ def _one_before_head(config: Any) -> str:
 def test_readyz_is_a_503_when_the_database_does_not_answer(tmp_path):
     app = create_app({"DATABASE_URL": "postgresql+psycopg://nobody@127.0.0.1:1/none",
                       "RATE_LIMIT": "off"})  # fmt: skip
-    response = app.test_client().get("/readyz")
+    client = app.test_client()
+    response = client.get("/readyz")
     assert response.status_code == 503
     assert response.get_json()["code"] == "unavailable"
+    app.extensions["basra_db"].dispose()
+
+
+def test_requests_the_database_could_not_answer_are_counted():
+    app = create_app({"DATABASE_URL": "postgresql+psycopg://nobody@127.0.0.1:1/none",
+                      "RATE_LIMIT": "off"})  # fmt: skip
+    client = app.test_client()
+
+    def errors() -> float:
+        samples = scrape(client)
+        return sum(v for (name, _), v in samples.items() if name == "basra_db_errors_total")
+
+    before = errors()
+    for path in ("/games", "/games/0123456789abcdef"):
+        assert client.get(path).status_code == 503
+    assert errors() == before + 2
     app.extensions["basra_db"].dispose()
 
 
