@@ -45,6 +45,8 @@ BOTS ?=
 bench: install
 	@echo "== bench/engine.py"; $(BIN)/python bench/engine.py --repeat 5
 	@echo "== bench/api.py"; $(BIN)/python bench/api.py
+	@echo "== bench/observability.py"; $(BIN)/python bench/observability.py
+	@echo "== bench/scaling.py"; scripts/ensure-haproxy; $(BIN)/python bench/scaling.py
 	@if [ -n "$(BOTS)" ]; then echo "== bench/bots.py"; $(BIN)/python bench/bots.py; \
 	else echo "(bench/bots.py skipped: make bench BOTS=1 runs the 600-match bot table)"; fi
 
