@@ -166,6 +166,9 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers per instance")
     args = parser.parse_args()
+    if not Path("/usr/sbin/haproxy").exists():
+        print("bench/scaling.py skipped: no /usr/sbin/haproxy (scripts/ensure-haproxy installs it)")
+        return 0
     load_average = os.getloadavg()[0]
     print(f"{args.clients} clients, {args.seconds:.0f} s each, {args.workers} workers an instance,"
           f" {os.cpu_count()} cores, load average {load_average:.1f} at the start")  # fmt: skip
