@@ -152,6 +152,8 @@ def kill_one_of_two(
     stats = Stats()
     rng = random.Random(13)
     with two_instances(cluster, name, tmp_path) as (instances, balancer):
+        # No X-Request-ID sent: HAProxy makes one, the app keeps it, and both logs show it.
+        rid = requests.get(f"{balancer.url}/games", timeout=10).headers["X-Request-ID"]
         deadline = time.monotonic() + seconds
         players = [
             RecordingPlayer(
@@ -191,6 +193,8 @@ def kill_one_of_two(
         acknowledged = check_acknowledged(balancer.url, players)
         checked = check_solo_players(balancer.url, players)  # every game verifies
         assert acknowledged == checked["moves"] > 0
+        assert f"id={rid}" in balancer.log()
+        assert sum(f'"request_id": "{rid}"' in i.log() for i in instances) == 1
         tokens = [g.token for p in players for g in p.games]
         for log in (balancer.log(), *(i.log() for i in instances)):
             assert_no_secret_in(log, tokens)
