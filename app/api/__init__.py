@@ -37,14 +37,21 @@ def register_api(app: Flask) -> ProblemApi:
         app.config.setdefault(key, value)
     api = ProblemApi(app)
     contract.install(api)
-    plugin = examples.ExamplesPlugin(examples.load())
+    recorded = examples.load()
+    plugin = examples.ExamplesPlugin(recorded)
     plugin.init_spec(api.spec)
     api.spec.plugins.append(plugin)
-    for schema in schemas.STREAM_RECORDS.values():  # the stream's records, for others to $ref
-        api.spec.components.schema(schema.__name__.removesuffix("Schema"), schema=schema)
+    for name, schema in schemas.STREAM_RECORDS.items():  # the stream's records, for others to $ref
+        example = recorded.get(examples.RECORDS_KEY, {}).get(name)
+        api.spec.components.schema(
+            schema.__name__.removesuffix("Schema"),
+            {"example": example} if example is not None else None,
+            schema=schema,
+        )
     api.register_blueprint(games.blp)
     api.register_blueprint(rules.blp)
     app.register_blueprint(meta.bp)
+    meta.document(api, app)
     # flask-smorest's own /docs page starts Swagger UI with an inline script.
     app.view_functions["api-docs.openapi_swagger_ui"] = meta.docs_page
     install_security_headers(app)

@@ -144,11 +144,37 @@ class DescriptionsPlugin(BasePlugin):
         return {"description": " ".join(doc.split())}
 
 
+REQUEST_ID = {
+    "description": (
+        "The request's id: the client's own `X-Request-ID` when it is 1 to 128 characters of "
+        "`[A-Za-z0-9._-]`, else a new one. Problem documents repeat it as `request_id`; quote "
+        "it when you report a problem"
+    ),
+    "schema": {"type": "string"},
+}
+
+
+class RequestIdPlugin(BasePlugin):
+    """Every operation takes an optional X-Request-ID and every answer carries one."""
+
+    def operation_helper(self, path: str | None = None, operations: dict[str, Any] | None = None,
+                         **_kwargs: Any) -> None:  # fmt: skip
+        for operation in (operations or {}).values():
+            parameters = operation.setdefault("parameters", [])
+            if not any(p.get("name") == "X-Request-ID" for p in parameters if "name" in p):
+                # No pattern: an id that is not sane is replaced, never refused.
+                parameters.append({"in": "header", "name": "X-Request-ID", "required": False,
+                                   **REQUEST_ID})  # fmt: skip
+            for answer in operation.get("responses", {}).values():
+                if isinstance(answer, dict) and "$ref" not in answer:
+                    answer.setdefault("headers", {})["X-Request-ID"] = dict(REQUEST_ID)
+
+
 def install(api: Any) -> None:
     """Register the components, the ``Ref`` converter and the descriptions on ``api``."""
-    plugin = DescriptionsPlugin()
-    plugin.init_spec(api.spec)
-    api.spec.plugins.append(plugin)
+    for plugin in (DescriptionsPlugin(), RequestIdPlugin()):
+        plugin.init_spec(api.spec)
+        api.spec.plugins.append(plugin)
     for name, schema in COMPONENTS.items():
         api.spec.components.schema(name, schema)
     api.ma_plugin.converter.add_attribute_function(_component_property)
@@ -175,14 +201,15 @@ def problem_example(code: str, detail: str | None = None) -> dict[str, Any]:
     }
 
 
-def problems(*codes: str, examples: dict[str, dict[str, Any]] | None = None) -> dict[int, Any]:
+def problems(*codes: str, examples: dict[str, dict[str, Any]] | None = None,
+             always: tuple[str, ...] = ALWAYS) -> dict[int, Any]:  # fmt: skip
     """The 4xx/5xx answers of one operation, one per status, each naming its codes.
 
     ``examples`` maps a code to a real problem document (recorded from a game by
     ``app/api/examples.py``); a code without one gets a document built from the table.
     """
     by_status: dict[int, list[str]] = {}
-    for code in (*codes, *ALWAYS):
+    for code in (*codes, *always):
         if code not in PROBLEMS:
             raise KeyError(f"{code!r} is not in app/api/errors.py's PROBLEMS")
         status = PROBLEMS[code][0]

@@ -101,8 +101,11 @@ class ProblemApi(Api):
     def _register_responses(self) -> None:
         # Every operation's "default" response is a problem document, not smorest's own.
         # (contract.install registers the Problem schema itself.)
+        from app.api.contract import REQUEST_ID
+
         response = {
             "description": "Any other problem (RFC 9457): e.g. `internal_error` (500)",
+            "headers": {"X-Request-ID": dict(REQUEST_ID)},
             "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}},
         }
         self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, response, lazy=True)

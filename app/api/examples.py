@@ -22,6 +22,8 @@ from apispec import BasePlugin
 
 EXAMPLES_FILE = Path(__file__).with_name("examples.json")
 PROBLEMS_KEY = "problems"
+RECORDS_KEY = "stream_records"  # the data of each kind of record of GET /games/{game_id}/stream
+STREAM = "GET /games/{game_id}/stream"
 
 # Round 1 of the recorded game: Amira (seat 0) leads with 5D onto 5C 2H 3S 5H, a basra.
 OPENING = {
@@ -44,7 +46,7 @@ class Book:
 
     def __init__(self, client: Any) -> None:
         self.client = client
-        self.examples: dict[str, Any] = {PROBLEMS_KEY: {}}
+        self.examples: dict[str, Any] = {PROBLEMS_KEY: {}, RECORDS_KEY: {}}
 
     def send(self, method: str, url: str, body: Any = None, token: str | None = None,
              headers: dict[str, str] | None = None, raw: bytes | None = None) -> Any:  # fmt: skip
@@ -100,6 +102,7 @@ def record(client: Any) -> dict[str, Any]:
     book.request_only("POST /games/{game_id}/moves", "lower_case", "Lower case is accepted",
                       {"card": "9s"})  # fmt: skip
     _refusals(book, game_id, amira, open_game, badr, amira_b)
+    _stream(book, open_game, keep=False)
     _play(book, game_id, amira, moves=2)
     book.exchange("GET /games/{game_id}/moves", f"/games/{game_id}/moves", status=200)
     book.exchange("GET /games/{game_id}/events", f"/games/{game_id}/events?after=3",
@@ -108,10 +111,13 @@ def record(client: Any) -> dict[str, Any]:
     book.problem("game_not_active", "POST", f"/games/{game_id}/moves", {"card": "AS"},
                  token=amira)  # fmt: skip
     book.exchange("GET /games/{game_id}/replay", f"/games/{game_id}/replay?step=1", status=200)
+    _stream(book, game_id)
     book.exchange("GET /games/{game_id}/verify", f"/games/{game_id}/verify", status=200)
     book.exchange("GET /games/{game_id}/fairness", f"/games/{game_id}/fairness", status=200)
     book.exchange("GET /games", "/games?limit=2", status=200)
     book.exchange("GET /rules", "/rules", status=200)
+    book.exchange("GET /healthz", "/healthz", status=200)
+    book.exchange("GET /readyz", "/readyz", status=200)
     return book.examples
 
 
@@ -182,6 +188,35 @@ def _refusals(book: Book, game_id: str, amira: str, open_game: str, badr: str,
                  token=badr if turn == 0 else amira_b)  # fmt: skip
 
 
+def _stream(book: Book, game_id: str, keep: bool = True) -> None:
+    """The game's stream, read until `over` or until the records stored so far are out: its
+    first records as the answer's example (``keep``), and the data of each kind of record as
+    that record schema's example."""
+    config = book.client.application.config
+    keepalive = config.get("STREAM_KEEPALIVE_SECONDS")
+    config["STREAM_KEEPALIVE_SECONDS"] = 0.05  # the first keep-alive ends what is stored
+    response = book.client.get(f"/games/{game_id}/stream", buffered=False)
+    text = ""
+    try:
+        for chunk in response.response:  # a live game's stream never ends: stop at a keep-alive
+            text += chunk.decode() if isinstance(chunk, bytes) else chunk
+            if "event: over" in text or ": keep-alive" in text:
+                break
+    finally:
+        response.close()
+        if keepalive is None:
+            config.pop("STREAM_KEEPALIVE_SECONDS")
+        else:
+            config["STREAM_KEEPALIVE_SECONDS"] = keepalive
+    blocks = [block for block in text.split("\n\n") if block.startswith("id:")]
+    if keep:
+        entry = book.examples.setdefault(STREAM, {})
+        entry["responses"] = {"200": "\n\n".join(blocks[:4]) + "\n\n"}
+    for block in blocks:
+        fields = dict(line.split(": ", 1) for line in block.splitlines())
+        book.examples[RECORDS_KEY].setdefault(fields["event"], json.loads(fields["data"]))
+
+
 def _play(book: Book, game_id: str, token: str, moves: int = 10_000) -> None:
     """Amira plays her first legal card ``moves`` times (or to the end); the bot replies."""
     view = book.client.get(f"/games/{game_id}", headers={"Authorization": f"Bearer {token}"})
@@ -217,7 +252,7 @@ def record_to_file(path: Path = EXAMPLES_FILE) -> Path:
 
 def load(path: Path = EXAMPLES_FILE) -> dict[str, Any]:
     if not path.exists():
-        return {PROBLEMS_KEY: {}}
+        return {PROBLEMS_KEY: {}, RECORDS_KEY: {}}
     examples: dict[str, Any] = json.loads(path.read_text())
     return examples
 
@@ -242,6 +277,8 @@ class ExamplesPlugin(BasePlugin):
                 answer = entry.get("responses", {}).get(str(status))
                 if answer is not None and "application/json" in media:
                     media["application/json"]["example"] = answer
+                if isinstance(answer, str) and "text/event-stream" in media:
+                    media["text/event-stream"]["example"] = answer
                 self._problem_examples(media)
 
     def _problem_examples(self, media: dict[str, Any]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hmac
+from typing import Any
 
 from flask import Blueprint, Response, current_app, json, send_from_directory
 from sqlalchemy import text
@@ -111,3 +112,62 @@ def docs_assets(filename: str) -> Response:
     if filename not in DOCS_ASSETS:
         return problem("not_found", "no such file among the docs' assets")
     return send_from_directory(swagger_ui_path, filename, max_age=3600)
+
+
+def _json(description: str, properties: dict[str, Any]) -> dict[str, Any]:
+    schema = {"type": "object", "required": list(properties), "properties": properties}
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def document(api: Any, app: Any) -> None:
+    """The operating endpoints in openapi.yaml (plain Flask routes: smorest does not see them).
+    None of them is rate limited (app/api/limits.py exempts them for balancers and scrapers)."""
+    from app.api.contract import problems
+
+    ok = {"type": "string", "enum": ["ok"], "description": "`ok`"}
+    ready = {"type": "string", "enum": ["ready"], "description": "`ready`"}
+    schema = {"type": "array", "items": {"type": "string"},
+              "description": "The migration(s) the database is at: the newest"}  # fmt: skip
+    operations = {
+        "/healthz": {
+            "operationId": "getHealth",
+            "summary": "Liveness: the process answers and reaches the database",
+            "description": "For load balancers and orchestrators; anyone may call it, it changes "
+            "nothing and is never rate limited. 503 while the database does not answer.",
+            "responses": {
+                200: _json("Alive", {"status": ok}),
+                **problems(always=("unavailable",)),
+            },
+        },
+        "/readyz": {
+            "operationId": "getReadiness",
+            "summary": "Readiness: the database answers and its schema is the newest",
+            "description": "Send traffic here only while it answers 200. Anyone may call it, it "
+            "changes nothing and is never rate limited. 503 (`unavailable`) while the database "
+            "does not answer or is not migrated to the schema this code needs.",
+            "responses": {
+                200: _json("Ready", {"status": ready, "schema": schema}),
+                **problems(always=("unavailable",)),
+            },
+        },
+        "/metrics": {
+            "operationId": "getMetrics",
+            "summary": "Prometheus metrics of every worker process of this instance",
+            "description": "Prometheus text format: `http_requests_total`, "
+            "`http_request_duration_seconds`, `basra_moves_total`, `basra_games_created_total`, "
+            "`basra_bot_decision_seconds`, `basra_stream_clients`, `basra_turn_timeouts_total`. "
+            "When the server has a `METRICS_TOKEN`, only a scrape with it as bearer token is "
+            "answered. Changes nothing; never rate limited.",
+            "security": [{}, {"bearerAuth": []}],
+            "responses": {
+                200: {
+                    "description": "The metrics",
+                    "content": {"text/plain": {"schema": {"type": "string"}}},
+                },
+                **problems("unauthorized", always=()),
+            },
+        },
+    }
+    rules = {rule.rule: rule for rule in app.url_map.iter_rules()}
+    for path, operation in operations.items():
+        api.spec.path(rule=rules[path], operations={"get": operation})

@@ -80,6 +80,7 @@ def _lines(opening: str, batches: Iterator[list[Record]]) -> Iterator[str]:
 @blp.route("/<game_id>/stream")
 class StreamResource(MethodView):
     @blp.doc(
+        operationId="streamGame",
         summary="The game's public records, live (Server-Sent Events)",
         description=DESCRIPTION,
         parameters=[

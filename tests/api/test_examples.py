@@ -11,9 +11,13 @@ import pytest
 import yaml
 from openapi_core import Config, OpenAPI
 from openapi_core.testing import MockRequest, MockResponse
+from openapi_schema_validator import OAS30Validator
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT4
 
 from app.api.errors import PROBLEM_JSON
-from app.api.examples import PROBLEMS_KEY, load, record
+from app.api.examples import PROBLEMS_KEY, RECORDS_KEY, load, record
+from app.api.schemas import STREAM_RECORDS
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = yaml.safe_load((ROOT / "openapi.yaml").read_text())
@@ -110,12 +114,14 @@ def test_examples_are_in_step_with_what_the_server_answers(client: Any) -> None:
     assert set(live) == set(COMMITTED), "run `basra examples` and `basra openapi`"
     misfits = []
     for operation, entry in live.items():
-        if operation == PROBLEMS_KEY:
+        if operation in (PROBLEMS_KEY, RECORDS_KEY):
             continue
         assert entry.get("requests") == COMMITTED[operation].get("requests"), operation
         for status, answer in entry["responses"].items():
             committed = COMMITTED[operation]["responses"][status]
             misfits += [f"{operation} {status}{m}" for m in shape_fits(committed, answer)]
+    for name, data in live[RECORDS_KEY].items():
+        misfits += [f"record {name}{m}" for m in shape_fits(COMMITTED[RECORDS_KEY][name], data)]
     for code, answer in live[PROBLEMS_KEY].items():
         misfits += [f"problem {code}{m}" for m in shape_fits(COMMITTED[PROBLEMS_KEY][code], answer)]
     assert not misfits, "answers changed shape; run `basra examples` and `basra openapi`:\n" + (
@@ -127,7 +133,10 @@ def test_live_answers_are_valid_against_their_schemas(client: Any) -> None:
     live = record(client)
     for path, method, _op in operations():
         for status, answer in examples_of(live, path, method).get("responses", {}).items():
-            validate_answer(path, method, status, answer, "application/json")
+            if not isinstance(answer, str):  # the stream's text is checked record by record
+                validate_answer(path, method, status, answer, "application/json")
+    for name, data in live[RECORDS_KEY].items():
+        validate_record(name, data)
 
 
 def test_shape_check_notices_a_renamed_key_and_a_changed_type() -> None:
@@ -136,3 +145,26 @@ def test_shape_check_notices_a_renamed_key_and_a_changed_type() -> None:
     assert shape_fits(before, {"state": {"cards": ["7D"], "turn": 0, "last_move": None}})
     assert shape_fits(before, {"state": {"hand": [7], "turn": 0, "last_move": None}})
     assert shape_fits(before, {"state": {"hand": ["7D"], "turn": "0", "last_move": None}})
+
+
+REGISTRY: Registry[Any] = Registry().with_resource(
+    "urn:basra", Resource.from_contents(SPEC, default_specification=DRAFT4)
+)
+
+
+def validate_record(name: str, data: Any) -> None:
+    component = STREAM_RECORDS[name].__name__.removesuffix("Schema")
+    ref = {"$ref": f"urn:basra#/components/schemas/{component}"}
+    OAS30Validator(ref, registry=REGISTRY).validate(data)
+
+
+def test_every_stream_record_example_is_valid_against_its_schema() -> None:
+    seen = set()
+    for name, schema in STREAM_RECORDS.items():
+        example = SPEC["components"]["schemas"][schema.__name__.removesuffix("Schema")].get(
+            "example"
+        )
+        if example is not None:
+            validate_record(name, example)
+            seen.add(name)
+    assert {"joined", "dealt", "move", "round", "over"} <= seen, seen

@@ -55,7 +55,9 @@ def refers_to(prop: dict[str, Any], component: str) -> bool:
     )
 
 
-def test_every_operation_has_a_summary_and_a_description():
+def test_every_operation_has_a_summary_a_description_and_an_id():
+    ids = [op.get("operationId") for _, _, op in operations()]
+    assert None not in ids and len(set(ids)) == len(ids), ids
     for path, method, op in operations():
         assert op.get("summary"), f"{method} {path}"
         assert len(op.get("description", "")) > 60, f"{method} {path}: describe it"
@@ -133,7 +135,8 @@ def test_problem_code_is_the_enum_of_every_code_in_the_one_table():
 def test_every_refusal_names_its_codes_with_an_example_each():
     for path, method, op in operations():
         refusals = {s: a for s, a in op["responses"].items() if s[0] in "45"}
-        assert "429" in refusals, f"{method} {path}: every operation may be rate limited"
+        probe = path in {"/healthz", "/readyz", "/metrics"}  # exempt from the limits
+        assert probe or "429" in refusals, f"{method} {path}: every operation may be limited"
         for status, answer in refusals.items():
             content = answer["content"][PROBLEM_JSON]
             codes = content["schema"]["allOf"][1]["properties"]["code"]["enum"]
@@ -141,3 +144,18 @@ def test_every_refusal_names_its_codes_with_an_example_each():
             assert set(content["examples"]) == set(codes), f"{method} {path} {status}"
             for code in codes:
                 assert f"`{code}`" in answer["description"], f"{method} {path} {status} {code}"
+
+
+def test_every_answer_carries_x_request_id_and_every_operation_takes_one():
+    for path, method, op in operations():
+        assert any(p.get("name") == "X-Request-ID" for p in op.get("parameters", [])), path
+        for status, answer in op["responses"].items():
+            headers = answer.get("headers") or SPEC["components"]["responses"][
+                answer["$ref"].rsplit("/", 1)[-1]
+            ].get("headers", {})
+            assert "X-Request-ID" in headers, f"{method} {path} {status}"
+
+
+def test_the_operating_endpoints_are_documented():
+    for path in ("/healthz", "/readyz", "/metrics", "/games/{game_id}/stream", "/rules"):
+        assert "get" in SPEC["paths"][path], path
