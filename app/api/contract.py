@@ -7,13 +7,14 @@ the game statuses, the log's event types, the one table of problem codes in ``er
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from apispec import BasePlugin
 from marshmallow import fields
 
 from app.api.errors import PROBLEM_JSON, PROBLEMS
-from app.engine import BASRA, JACK_BASRA
+from app.engine import BASRA, EVENT_TYPES_BY_NAME, JACK_BASRA
 from app.engine.bots import BOT_LEVELS
 from app.engine.cards import FULL_DECK, RANKS, SUITS
 from app.engine.catalog import BOT_HELP
@@ -23,6 +24,32 @@ from app.services.log import EVENT_TYPES
 CARD_CODES: tuple[str, ...] = tuple(str(card) for card in FULL_DECK)
 # What the server accepts for a card: the code in any letter case (Card.parse upper-cases it).
 CARD_INPUT_PATTERN = "^(?:[2-9AJQKajqk]|10)[SHDCshdc]$"
+
+
+STATUS_DOCS = {
+    "waiting": "created with open seats, not yet dealt",
+    "active": "being played",
+    "finished": "the match is over; the whole log and the server seed are open",
+    "cancelled": "nobody filled the open seats in time; the seed is revealed",
+}
+# The log's entries written around the engine's own events (those describe themselves).
+SERVICE_EVENT_DOCS = {
+    "GameCreated": "the seats, rules, shuffle algorithm and commitment (first entry)",
+    "SeatJoined": "a player took an open seat",
+    "SeedRevealed": "the server seed, once the game is over",
+    "GameCancelled": "a waiting game nobody joined in time ended",
+}
+
+
+def _event_doc(kind: str) -> str:
+    """An engine event's own docstring and fields, or the words above for the service's."""
+    cls = EVENT_TYPES_BY_NAME.get(kind)
+    if cls is None:
+        return SERVICE_EVENT_DOCS.get(kind, "")
+    names = ", ".join(f"`{field.name}`" for field in dataclasses.fields(cls))
+    doc = cls.__doc__ or ""
+    own = "" if doc.startswith(f"{kind}(") else " ".join(doc.split()).replace("``", "`")
+    return f"{own} ({names})".strip()
 
 
 def ref(component: str) -> dict[str, str]:
@@ -56,10 +83,8 @@ COMPONENTS: dict[str, dict[str, Any]] = {
     "GameStatus": {
         "type": "string",
         "enum": list(STATUSES),
-        "description": (
-            "`waiting`: created with open seats, not yet dealt; `active`: being played; "
-            "`finished`: the match is over, the whole log and the server seed are open."
-        ),
+        "description": "Where a game is in its life: "
+        + "; ".join(f"`{status}`: {STATUS_DOCS.get(status, status)}" for status in STATUSES),
     },
     "BotLevel": {
         "type": "string",
@@ -78,7 +103,8 @@ COMPONENTS: dict[str, dict[str, Any]] = {
     "EventType": {
         "type": "string",
         "enum": list(EVENT_TYPES),
-        "description": "The kind of an entry of the game's event log; `data` depends on it.",
+        "description": "The kind of an entry of the game's event log; its `data` depends on it. "
+        + "; ".join(f"`{kind}`: {_event_doc(kind)}" for kind in EVENT_TYPES),
     },
     "ProblemCode": {
         "type": "string",
@@ -180,7 +206,21 @@ def install(api: Any) -> None:
     api.ma_plugin.converter.add_attribute_function(_component_property)
     # flask-smorest's own pagination schema: this API pages with cursors, and never uses it.
     api.spec.components.schemas.pop("PaginationMetadata", None)
-    from app.api.schemas import ProblemSchema  # schemas.py builds on this module
+    from app.api.schemas import STREAM_RECORDS, ProblemSchema  # schemas.py builds on this module
+
+    api.spec.components.schema(
+        "StreamRecordType",
+        {
+            "type": "string",
+            "enum": list(STREAM_RECORDS),
+            "description": "The `event:` name of a record of GET /games/{game_id}/stream; its "
+            "`data:` line is the schema of the same name: "
+            + ", ".join(
+                f"`{name}`: {schema.__name__.removesuffix('Schema')}"
+                for name, schema in STREAM_RECORDS.items()
+            ),
+        },
+    )
 
     api.spec.components.schema("Problem", schema=ProblemSchema)
 

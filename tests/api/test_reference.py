@@ -11,6 +11,7 @@ import yaml
 
 from app.api.contract import CARD_CODES
 from app.api.errors import PROBLEM_JSON, PROBLEMS
+from app.api.schemas import STREAM_RECORDS
 from app.engine.bots import BOT_LEVELS
 from app.engine.cards import FULL_DECK
 from app.engine.rules import CHOICES
@@ -125,6 +126,14 @@ def test_closed_sets_are_enums_read_from_the_code():
         assert refers_to(SCHEMAS[name]["properties"]["status"], "GameStatus"), name
     assert refers_to(SCHEMAS["Event"]["properties"]["type"], "EventType")
     assert refers_to(SCHEMAS["MoveOut"]["properties"]["basra"], "BasraKind")
+
+
+def test_every_status_event_type_and_stream_record_is_explained():
+    for component in ("GameStatus", "EventType", "StreamRecordType", "ProblemCode", "BotLevel"):
+        schema = SCHEMAS[component]
+        for value in schema["enum"]:
+            assert f"`{value}`" in schema["description"], f"{component}: explain {value}"
+    assert SCHEMAS["StreamRecordType"]["enum"] == list(STREAM_RECORDS)
 
 
 def test_problem_code_is_the_enum_of_every_code_in_the_one_table():
