@@ -168,6 +168,7 @@ def document(api: Any, app: Any) -> None:
             },
         },
     }
+    api.spec.tag({"name": "operations", "description": "For balancers, orchestrators and scrapers"})
     rules = {rule.rule: rule for rule in app.url_map.iter_rules()}
     for path, operation in operations.items():
-        api.spec.path(rule=rules[path], operations={"get": operation})
+        api.spec.path(rule=rules[path], operations={"get": {**operation, "tags": ["operations"]}})
