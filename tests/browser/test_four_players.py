@@ -180,3 +180,21 @@ def test_the_four_player_table_fits_a_phone_screen(api: Any, new_page: Any, open
     page.wait_for_function(
         "old => document.querySelector('#game').dataset.version !== old", arg=before
     )
+
+
+def test_a_game_of_four_bots_set_up_in_the_lobby_is_watched_to_its_end(
+    live_server_url: str, new_page: Any
+) -> None:
+    page = new_page(pace=0)
+    game_id = lobby_game(
+        page,
+        live_server_url,
+        "Watcher",
+        ["bot:greedy", "bot:random", "bot:greedy", "bot:random"],
+        "31",
+    )
+    page.wait_for_selector("#game[data-status=finished]", timeout=60_000)
+    assert page.get_attribute("#game", "data-you") == ""
+    assert page.is_hidden("#hand")
+    assert page.locator("#rounds tbody tr").count() >= 2
+    assert f"/replay/{game_id}" == page.get_attribute("#replay-link", "href")
