@@ -96,7 +96,7 @@ export function renderScoreboard(view, moves) {
           text: `Jack basras ${side.jack_basras ?? 0} \u00b7 match ${jacks}` })));
   });
   const info = el("div", { class: "match-info" },
-    el("span", { text: `Round ${view.round ?? 1}` }),
+    el("span", { text: view.status === "waiting" ? "Not dealt yet" : `Round ${view.round ?? 1}` }),
     view.custom_deck ? el("span", { class: "custom-deck", text: "Deck fixed by the creator" }) : null,
     el("span", { text: target ? `Target ${target}` : "" }));
   $("scoreboard").replaceChildren(info, ...boxes);
