@@ -578,8 +578,11 @@ class VerifySchema(Schema):
         required=True,
         **_doc(
             "One entry per check, each with its own `ok`: `hash_chain` (the log is intact), "
-            "`replay` (replaying it gives the stored state), and once over `commitment` (the "
-            "revealed seed matches) and `decks` (it re-derives every shuffled deck)"
+            "`replay` (replaying it gives the stored state), `client_seed` (the seeds logged "
+            "by GameCreated and SeatJoined make the client seed in use), `commitment` (the "
+            "one GameCreated published; once over, the seed SeedRevealed logged matches it) "
+            "and once over `decks` (it re-derives every shuffled deck; only round 1 of a game "
+            "created with `deck` may be fixed)"
         ),
     )
 
