@@ -178,14 +178,43 @@ async function allEvents() {
   return events;
 }
 
-async function checkDecks(fair) {
+// The fairness facts as the log states them, not as /fairness (the game's row) does: the
+// client seed rebuilt from the seeds in GameCreated and SeatJoined (seat order, "" for a bot
+// or no seed, joined with "|"), the commitment GameCreated published, the server seed
+// SeedRevealed revealed, and whether the creator fixed a deck (GameCreated.custom_deck).
+function loggedFairness(events) {
+  const seeds = new Map();
+  const bots = new Set();
+  const logged = {};
+  for (const { type, data } of events) {
+    if (!data || typeof data !== "object") continue;
+    if (type === "GameCreated") {
+      logged.commitment = data.commitment;
+      logged.custom_deck = data.custom_deck === true;
+      for (const player of data.players || []) {
+        seeds.set(player.seat, player.seed ?? "");
+        if (player.bot) bots.add(player.seat);
+      }
+    } else if (type === "SeatJoined") {
+      seeds.set(data.seat, data.seed ?? "");
+    } else if (type === "SeedRevealed") {
+      logged.server_seed = data.server_seed;
+    }
+  }
+  if (seeds.size) {
+    logged.client_seed = [...seeds.keys()].sort((a, b) => a - b)
+      .map((seat) => (bots.has(seat) ? "" : seeds.get(seat) ?? "")).join("|");
+  }
+  return logged;
+}
+
+async function checkDecks(fair, events) {
   const list = $("decks");
   const summary = $("decks-summary");
   if (!fair.server_seed) {
     summary.textContent = "not yet (the server seed is revealed when the game is over)";
     return;
   }
-  const events = await allEvents();
   const dealt = [];
   events.forEach((event) => {
     const deck = findDeck(event.data);
@@ -201,8 +230,14 @@ async function checkDecks(fair) {
   let matched = 0;
   const items = [];
   for (const { round, deck, fixed } of dealt) {
-    if (fixed) {
+    if (fixed && round === 1 && fair.custom_deck) {
       items.push(el("li", { "data-round": round }, `Round ${round}: deck fixed by the game's creator (not shuffled)`));
+      continue;
+    }
+    if (fixed) {  // only round 1 of a game created with a deck may be dealt unshuffled
+      checked += 1;
+      items.push(el("li", { "data-round": round, "data-ok": "false" }, mark(false),
+        ` Round ${round}: marked fixed, but only round 1 of a game created with a deck may be`));
       continue;
     }
     const derived = await deriveDeck(fair.server_seed, fair.client_seed ?? "", round);
@@ -220,7 +255,9 @@ async function checkDecks(fair) {
 }
 
 async function checkFairness() {
-  const { data: fair } = await api("GET", path("/fairness"));
+  const { data: served } = await api("GET", path("/fairness"));
+  const events = await allEvents();
+  const fair = { ...served, ...loggedFairness(events) };
   const rows = [
     ["Algorithm", fair.algorithm], ["Commitment", fair.commitment],
     ["Client seed", fair.client_seed === "" ? "(empty)" : fair.client_seed],
@@ -247,7 +284,7 @@ async function checkFairness() {
     }
   }
   try {
-    await checkDecks(fair);
+    await checkDecks(fair, events);
   } catch (err) {
     $("decks-summary").textContent = `cannot check: ${err.message}`;
   }
