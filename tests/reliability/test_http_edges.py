@@ -35,7 +35,7 @@ def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     migrate(url)
     gunicorn = Gunicorn(url, folder, workers=1)
     gunicorn.env["GUNICORN_WORKER_CLASS"] = request.param
-    gunicorn.env["GUNICORN_THREADS"] = "4"
+    gunicorn.env["GUNICORN_THREADS"] = "1" if request.param == "sync" else "4"  # else gthread
     expected = {"sync": "ProblemSyncWorker", "gthread": "ProblemThreadWorker",
                 "gevent": "ProblemGeventWorker"}[request.param]  # fmt: skip
     try:
