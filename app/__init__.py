@@ -6,11 +6,13 @@ does not pull in the web framework.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from flask import Flask
+
+    from app.persistence import Database
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -19,26 +21,41 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from app.api import register_api, telemetry
     from app.api.encoding import install as install_json
     from app.config import MAX_BODY_BYTES, load_settings
-    from app.persistence import Database
+    from app.persistence import Database, SqlUnitOfWork
 
     app = Flask(__name__)
     app.config.update(load_settings(config))
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
     install_json(app)  # orjson, keys in the order they were written
-    app.extensions["basra_db"] = Database(app.config["DATABASE_URL"])
+    database = Database(app.config["DATABASE_URL"])
+    app.extensions["basra_db"] = database
+    # The API asks this for a unit of work per use case; only here is it tied to SQL.
+    app.extensions["basra_uow"] = lambda: SqlUnitOfWork(database)
     telemetry.install(app)  # first: every later hook and refusal already has a request id
-    app.extensions["basra_hub"] = _stream_hub(app)
+    app.extensions["basra_hub"] = _stream_hub(app, database)
     register_api(app)
     _register_web(app)
     _register_bot_runner(app)
     return app
 
 
-def _stream_hub(app: Flask) -> Any:
-    """The process's hub of live streams; its one thread starts with the first stream."""
-    from app.services.hub import Hub
+def _stream_hub(app: Flask, database: Database) -> Any:
+    """The process's hub of live streams; its one thread starts with the first stream.
+    PostgreSQL pushes news of commits (one LISTEN per process); SQLite is polled."""
+    from app.persistence import SqlUnitOfWork
+    from app.persistence.notifications import Listener
+    from app.services.hub import Hub, Listen, NoticeSource
 
-    return Hub(app.extensions["basra_db"], poll_seconds=app.config["STREAM_POLL_SECONDS"])
+    def listen(
+        on_notice: Callable[[str, int], None],
+        on_connect: Callable[[], None],
+        wake_every: float,
+        on_idle: Callable[[], None],
+    ) -> NoticeSource:
+        return Listener(database.url, on_notice, on_connect, wake_every, on_idle)
+
+    pushed: Listen | None = listen if database.engine.dialect.name == "postgresql" else None
+    return Hub(lambda: SqlUnitOfWork(database), pushed, app.config["STREAM_POLL_SECONDS"])
 
 
 def _register_bot_runner(app: Flask) -> None:
@@ -51,13 +68,13 @@ def _register_bot_runner(app: Flask) -> None:
     from app.bot_runner import BotRunner
     from app.services import bots
 
-    database = app.extensions["basra_db"]
+    uow = app.extensions["basra_uow"]
     stale = float(app.config["BOT_STALE_SECONDS"])
     # One lock file per machine and database: the workers of an instance take turns.
     digest = hashlib.sha256(str(app.config["DATABASE_URL"]).encode()).hexdigest()[:16]
     app.extensions["basra_bot_runner"] = BotRunner(
-        lambda game_id, seconds: bots.play_bots(database, game_id, seconds),
-        lambda: bots.claim_stale_bot_games(database, stale),
+        lambda game_id, seconds: bots.play_bots(uow(), game_id, seconds),
+        lambda: bots.claim_stale_bot_games(uow(), stale),
         sweep_seconds=min(5.0, stale / 2),
         lock_path=str(Path(tempfile.gettempdir()) / f"basra-bot-runner-{digest}.lock"),
     )

@@ -5,11 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.config import PROJECT_ROOT, load_settings
 
+if TYPE_CHECKING:
+    from alembic.config import Config
 
-def alembic_config(database_url: str):  # type: ignore[no-untyped-def]
+
+def alembic_config(database_url: str) -> Config:
     from alembic.config import Config
 
     config = Config(str(PROJECT_ROOT / "alembic.ini"))

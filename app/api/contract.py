@@ -18,8 +18,8 @@ from app.engine import BASRA, EVENT_TYPES_BY_NAME, JACK_BASRA
 from app.engine.bots import BOT_LEVELS
 from app.engine.cards import FULL_DECK, RANKS, SUITS
 from app.engine.catalog import BOT_HELP
-from app.services.loading import STATUSES
 from app.services.log import EVENT_TYPES
+from app.services.model import STATUSES
 
 CARD_CODES: tuple[str, ...] = tuple(str(card) for card in FULL_DECK)
 # What the server accepts for a card: the code in any letter case (Card.parse upper-cases it).

@@ -6,13 +6,12 @@ from typing import Any
 
 from flask import Flask, Response, json
 from flask_smorest import Api
-from sqlalchemy.exc import InterfaceError, OperationalError
 from werkzeug.exceptions import HTTPException
 
 from app import metrics
 from app.api.telemetry import request_id
 from app.engine import EngineError
-from app.services.errors import ServiceError
+from app.services.errors import ServiceError, Unavailable
 
 PROBLEM_JSON = "application/problem+json"
 
@@ -28,7 +27,6 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "game_not_active": (409, "The game is not being played"),
     "game_full": (409, "The game is full"),
     "game_not_finished": (409, "The game is not finished"),
-    "not_dealing": (409, "No round is waiting to be dealt"),
     "conflict": (409, "The game changed while this request ran"),
     "version_mismatch": (412, "The game has moved on since that version"),
     "payload_too_large": (413, "Request body too large"),
@@ -36,8 +34,6 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "unsupported_media_type": (415, "Unsupported media type"),
     "invalid_request": (422, "The request does not match the schema"),
     "invalid_card": (422, "Not a card code"),
-    "invalid_deck": (422, "Not a deck"),
-    "invalid_rules": (422, "Not valid rules"),
     "card_not_in_hand": (422, "That card is not in your hand"),
     "idempotency_conflict": (422, "Idempotency-Key reused with another body"),
     "rate_limited": (429, "Too many requests"),
@@ -149,21 +145,14 @@ def register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(ServiceError)
     def service_error(error: ServiceError) -> Response:
-        if error.code == "unavailable":
+        if isinstance(error, Unavailable):  # down or restarting: the pool reconnects soon
             cause = error.__cause__
-            metrics.database_error(type(getattr(cause, "orig", None) or cause or error).__name__)
+            kind = type(getattr(cause, "orig", None) or cause or error).__name__
+            app.logger.warning("database unavailable: %s", kind)
+            metrics.database_error(kind)
+            return problem(error.code, error.detail, {"Retry-After": "1"}, **error.extra)
         return problem(error.code, error.detail, **error.extra)
 
     @app.errorhandler(ApiError)
     def api_error(error: ApiError) -> Response:
         return problem(error.code, error.detail, **error.extra)
-
-    @app.errorhandler(OperationalError)
-    @app.errorhandler(InterfaceError)
-    def database_unavailable(error: OperationalError | InterfaceError) -> Response:
-        # Reads reach the database outside the write path's retry loop: a database that is
-        # down or restarting is a 503 there too, and the pool reconnects once it is back.
-        app.logger.warning("database unavailable: %s", type(error.orig).__name__)
-        metrics.database_error(type(error.orig).__name__)
-        return problem("unavailable", "the database is not answering; try again",
-                       {"Retry-After": "1"})  # fmt: skip

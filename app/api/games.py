@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-from flask import Response, current_app, jsonify, request
+from flask import Response, current_app, jsonify
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
@@ -14,15 +15,18 @@ from app.api.errors import ApiError
 from app.api.requests import (
     MAX_IDEMPOTENCY_KEY,
     VERSION_PATTERN,
+    after_access,
     bearer_token,
-    body_reader,
     idempotency_key,
+    json_body,
     query,
     version_header,
 )
-from app.persistence import Database
 from app.services import audit, games
+from app.services.creation import Player
+from app.services.unit_of_work import AbstractUnitOfWork
 
+T = TypeVar("T")
 blp = Blueprint(
     "games",
     __name__,
@@ -40,22 +44,22 @@ ETAG = {
 }
 
 
-def _db() -> Database:
-    database: Database = current_app.extensions["basra_db"]
-    return database
+def _uow() -> AbstractUnitOfWork:
+    """A unit of work for this request (the app factory decides which kind)."""
+    uow: AbstractUnitOfWork = current_app.extensions["basra_uow"]()
+    return uow
 
 
 def _body_doc(schema: type) -> dict[str, Any]:
     return {"required": True, "content": {"application/json": {"schema": schema}}}
 
 
-def _query_after_game(schema: type, game_id: str, token: str | None) -> dict[str, Any]:
-    """The query, refused only once the game (404) and the token (401/403) have passed."""
-    try:
-        return query(schema)
-    except ApiError:
-        audit.version(_db(), game_id, token)
-        raise
+def _checked(
+    game_id: str, token: str | None, read: Callable[[], T], seated_only: bool = False
+) -> T:
+    """``read()`` a part of the request, refused only once the game (404) and the token
+    (401/403) have passed."""
+    return after_access(lambda: games.check_access(_uow(), game_id, token, seated_only), read)
 
 
 def _version_or_none(name: str) -> int | None:
@@ -111,14 +115,15 @@ class GameCollection(MethodView):
         },
     )
     def post(self) -> Response:
-        spec = body_reader(schemas.CreateGameSchema)()
-        created = games.create_game(_db(), spec)
+        spec = json_body(schemas.CreateGameSchema)
+        players = [Player(**entry) for entry in spec["players"]]
+        created = games.create_game(_uow(), players, spec.get("rules"), spec.get("deck"))
         if created.bots_only:  # 201 now; the match is played in the background
             current_app.extensions["basra_bot_runner"].wake(created.game_id)
-        response = jsonify(created.body)
+        response = jsonify(_created_body(created))
         response.status_code = 201
         response.headers["Location"] = f"/games/{created.game_id}"
-        return _with_etag(response, created.body["state"]["version"], private=True)
+        return _with_etag(response, created.state["version"], private=True)
 
     @blp.doc(
         operationId="listGames",
@@ -140,7 +145,7 @@ class GameCollection(MethodView):
     def get(self) -> Response:
         args = query(schemas.GamesQuerySchema)
         return jsonify(
-            audit.list_games(_db(), args.get("status"), args["limit"], args.get("cursor"))
+            audit.list_games(_uow(), args.get("status"), args["limit"], args.get("cursor"))
         )
 
 
@@ -179,10 +184,10 @@ class GameResource(MethodView):
         token = bearer_token()
         known = _version_or_none("If-None-Match")  # a validator not of ours matches nothing
         if known is not None:
-            current = audit.version(_db(), game_id, token)
+            current = games.check_access(_uow(), game_id, token).version
             if known == current:
                 return _with_etag(Response(status=304), current, private=token is not None)
-        view = audit.view(_db(), game_id, token)
+        view = audit.view(_uow(), game_id, token)
         return _with_etag(jsonify(view), view["version"], private=token is not None)
 
 
@@ -214,10 +219,14 @@ class JoinResource(MethodView):
         },
     )
     def post(self, game_id: str) -> Response:
-        joined = games.join_game(_db(), game_id, body_reader(schemas.JoinSchema))
-        response = jsonify(joined)
+        body = _checked(game_id, None, lambda: json_body(schemas.JoinSchema))
+        joined = games.join_game(_uow(), game_id, body["name"], body.get("seed"))
+        response = jsonify(
+            {"seat": joined.seat, "token": joined.token, "moves": joined.moves,
+             "state": joined.state}
+        )  # fmt: skip
         response.status_code = 201
-        return _with_etag(response, joined["state"]["version"], private=True)
+        return _with_etag(response, joined.state["version"], private=True)
 
 
 @blp.route("/<game_id>/moves")
@@ -281,25 +290,12 @@ class MovesResource(MethodView):
         },
     )
     def post(self, game_id: str) -> Response:
-        read_body = body_reader(schemas.MoveSchema)
-
-        def read_headers_and_body() -> dict[str, Any]:
-            # Bad headers are refused with the body: after the game and token checks.
-            version_header("If-Match")
-            idempotency_key()
-            return read_body()
-
-        request_ = games.MoveRequest(
-            game_id=game_id,
-            token=bearer_token(),
-            read_body=read_headers_and_body,  # called before the two values below are used
-            if_match=_version_or_none("If-Match"),
-            idempotency_key=request.headers.get("Idempotency-Key"),
-        )
-        status, body = games.play_move(_db(), request_)
-        response = jsonify(body)
-        response.status_code = status
-        return _with_etag(response, body["state"]["version"], private=True)
+        token = bearer_token()
+        command = _checked(game_id, token, lambda: _play_card(game_id, token), seated_only=True)
+        played = games.play_card(_uow(), command)
+        response = jsonify(played.to_dict())
+        response.status_code = 201
+        return _with_etag(response, played.state["version"], private=True)
 
     @blp.doc(
         operationId="listMoves",
@@ -317,7 +313,7 @@ class MovesResource(MethodView):
         },
     )
     def get(self, game_id: str) -> Response:
-        return jsonify({"moves": audit.moves(_db(), game_id)})
+        return jsonify({"moves": audit.moves(_uow(), game_id)})
 
 
 @blp.route("/<game_id>/events")
@@ -342,8 +338,8 @@ class EventsResource(MethodView):
     )
     def get(self, game_id: str) -> Response:
         token = bearer_token()
-        args = _query_after_game(schemas.EventsQuerySchema, game_id, token)
-        return jsonify(audit.events(_db(), game_id, token, args["after"], args["limit"]))
+        args = _checked(game_id, token, lambda: query(schemas.EventsQuerySchema))
+        return jsonify(audit.events(_uow(), game_id, token, args["after"], args["limit"]))
 
 
 @blp.route("/<game_id>/replay")
@@ -366,8 +362,8 @@ class ReplayResource(MethodView):
         },
     )
     def get(self, game_id: str) -> Response:
-        args = _query_after_game(schemas.ReplayQuerySchema, game_id, None)
-        return jsonify(audit.replay_step(_db(), game_id, args["step"]))
+        args = _checked(game_id, None, lambda: query(schemas.ReplayQuerySchema))
+        return jsonify(audit.replay_step(_uow(), game_id, args["step"]).to_dict())
 
 
 @blp.route("/<game_id>/verify")
@@ -389,7 +385,7 @@ class VerifyResource(MethodView):
         },
     )
     def get(self, game_id: str) -> Response:
-        return jsonify(audit.verify(_db(), game_id))
+        return jsonify(audit.verify(_uow(), game_id))
 
 
 @blp.route("/<game_id>/fairness")
@@ -411,4 +407,23 @@ class FairnessResource(MethodView):
         },
     )
     def get(self, game_id: str) -> Response:
-        return jsonify(audit.fairness(_db(), game_id))
+        return jsonify(audit.fairness(_uow(), game_id))
+
+
+def _play_card(game_id: str, token: str | None) -> games.PlayCard:
+    """The move as the body and headers ask for it (400, 413 or 422 if they cannot)."""
+    if_match, key = version_header("If-Match"), idempotency_key()
+    body = json_body(schemas.MoveSchema)
+    return games.PlayCard(game_id, token, body["card"], if_match, key)
+
+
+def _created_body(created: games.Created) -> dict[str, Any]:
+    return {
+        "id": created.game_id,
+        "status": created.status,
+        "seats": created.seats,
+        "rules": created.rules,
+        "fairness": created.fairness,
+        "moves": created.moves,
+        "state": created.state,
+    }

@@ -6,25 +6,27 @@ import hmac
 from typing import Any
 
 from flask import Blueprint, Response, current_app, json, send_from_directory
-from sqlalchemy import text
 from swagger_ui_bundle import swagger_ui_path
 
 from app import metrics
 from app.api.errors import problem
 from app.api.requests import bearer_token
-from app.persistence import Database
-from app.persistence.schema import current_revisions, newest_revisions
+from app.services.errors import Unavailable
+from app.services.unit_of_work import AbstractUnitOfWork
 
 bp = Blueprint("meta", __name__)
 
 
+def _uow() -> AbstractUnitOfWork:
+    uow: AbstractUnitOfWork = current_app.extensions["basra_uow"]()
+    return uow
+
+
 @bp.get("/healthz")
 def healthz() -> Response:
-    database: Database = current_app.extensions["basra_db"]
     try:
-        with database.engine.connect() as connection:
-            connection.execute(text("SELECT 1"))
-    except Exception:
+        _uow().ping()
+    except Unavailable:
         return problem("unavailable", "the database is not answering")
     return Response('{"status":"ok"}\n', mimetype="application/json")
 
@@ -32,12 +34,9 @@ def healthz() -> Response:
 @bp.get("/readyz")
 def readyz() -> Response:
     """Ready for traffic: the database answers and its schema is the one this code expects."""
-    database: Database = current_app.extensions["basra_db"]
-    newest = newest_revisions()
     try:
-        with database.engine.connect() as connection:
-            current = current_revisions(connection)
-    except Exception:
+        current, newest = _uow().schema_revisions()
+    except Unavailable:
         return problem("unavailable", "the database is not answering", {"Retry-After": "1"})
     if current != newest:
         at = ", ".join(sorted(current)) or "no migration"

@@ -1,15 +1,16 @@
-"""Reading a request's parts in the order API.md checks them: the body only after the
-game and the token, so a refused body never hides a 404, 401 or 403."""
+"""Reading a request's parts: the bearer token, the JSON body, version headers, the
+Idempotency-Key and the query; and refusing them only after the game and the token."""
 
 from __future__ import annotations
 
 import json
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from flask import request
 from marshmallow import Schema, ValidationError
+from werkzeug.exceptions import HTTPException
 
 from app.api.errors import ApiError
 from app.api.schemas import NO_NUL_PATTERN
@@ -20,6 +21,7 @@ _BEARER = re.compile(r"^\s*Bearer\s+(\S+)\s*$", re.IGNORECASE)
 VERSION_PATTERN = r'^[ \t]*(?:\*|(?:W/)?"?([0-9]{1,12})"?)[ \t]*$'
 _VERSION = re.compile(VERSION_PATTERN)
 MAX_IDEMPOTENCY_KEY = 255
+T = TypeVar("T")
 
 
 def bearer_token() -> str | None:
@@ -65,30 +67,35 @@ def parse_json(raw: bytes) -> Any:
     return data
 
 
-def body_reader(schema: type[Schema]) -> Callable[[], dict[str, Any]]:
-    """A function that parses and validates the JSON body when the use case asks."""
+def after_access(check_access: Callable[[], object], read: Callable[[], T]) -> T:
+    """``read()`` the request's body, headers or query; if it is refused, first let
+    ``check_access`` refuse the game (404) or the token (401/403), as API.md orders them.
+    Only a refused request pays for that check."""
+    try:
+        return read()
+    except (ApiError, HTTPException):  # HTTPException: 413 from reading the body
+        check_access()
+        raise
 
-    def read() -> dict[str, Any]:
-        raw = request.get_data(cache=True)  # 413 here when over MAX_CONTENT_LENGTH
-        check_json_media_type(raw)
-        data = parse_json(raw)
-        if not isinstance(data, dict):
-            raise ApiError(
-                "invalid_request",
-                "the request body must be a JSON object",
-                errors={"_schema": ["expected a JSON object"]},
-            )
-        try:
-            loaded: dict[str, Any] = schema().load(data)
-        except ValidationError as error:
-            raise ApiError(
-                "invalid_request",
-                "the request body does not match the schema",
-                errors=error.messages,
-            ) from error
-        return loaded
 
-    return read
+def json_body(schema: type[Schema]) -> dict[str, Any]:
+    """The JSON body, parsed and validated (400, 413, 415 or 422 if it cannot be)."""
+    raw = request.get_data(cache=True)  # 413 here when over MAX_CONTENT_LENGTH
+    check_json_media_type(raw)
+    data = parse_json(raw)
+    if not isinstance(data, dict):
+        raise ApiError(
+            "invalid_request",
+            "the request body must be a JSON object",
+            errors={"_schema": ["expected a JSON object"]},
+        )
+    try:
+        loaded: dict[str, Any] = schema().load(data)
+    except ValidationError as error:
+        raise ApiError(
+            "invalid_request", "the request body does not match the schema", errors=error.messages
+        ) from error
+    return loaded
 
 
 def version_header(name: str) -> int | None:

@@ -13,7 +13,7 @@ from app.engine.bots import BOT_LEVELS, BOT_NAMES
 from app.engine.catalog import OPTION_HELP, VALUE_HELP
 from app.engine.rules import CHOICES, LIMITS, NULLABLE_LIMITS, Rules
 from app.services.audit import EVENTS_MAX, EVENTS_PAGE
-from app.services.loading import STATUSES
+from app.services.model import STATUSES
 
 # The three kinds of PlayerSchema.check_kind, for openapi.yaml (combined with the Player object).
 PLAYER_KINDS = {

@@ -13,9 +13,9 @@ from app import metrics
 from app.api import schemas
 from app.api.contract import problems
 from app.api.errors import ApiError
-from app.api.games import _db, blp
+from app.api.games import _uow, blp
 from app.api.requests import query
-from app.services import feed
+from app.services import feed, games
 from app.services.hub import Hub
 from app.services.records import Record
 
@@ -58,7 +58,7 @@ def _after(game_id: str) -> int:
                 )
             after = int(header)
     except ApiError:
-        feed.read(_db(), game_id, 2**31 - 1, limit=0)  # 404 before 422
+        games.check_access(_uow(), game_id, None)  # 404 before 422
         raise
     return int(after)
 
@@ -113,8 +113,7 @@ class StreamResource(MethodView):
     )
     def get(self, game_id: str) -> Response:
         after = _after(game_id)
-        db = _db()
-        first = feed.read(db, game_id, after)  # 404 here, before the stream starts
+        first = feed.read(_uow(), game_id, after)  # 404 here, before the stream starts
         hub: Hub = current_app.extensions["basra_hub"]
         settings: dict[str, Any] = current_app.config
         records = hub.follow(

@@ -44,14 +44,14 @@ from app.engine.game import (
     turn_deadline,
 )
 from app.engine.rules import Rules
-from app.engine.state import DEALING, OVER, PLAYING, GameState, side_of
+from app.engine.state import DEALING, OVER, PLAYER_COUNTS, PLAYING, GameState, side_of
 from app.engine.views import SeatView, observe
 
 EVENT_TYPES_BY_NAME = EVENT_TYPES
 
 __all__ = [
     "BASRA", "DEALING", "EVENT_TYPES", "EVENT_TYPES_BY_NAME", "FULL_DECK", "JACK_BASRA", "OVER",
-    "PLAYING", "TAKEOVER_BOT", "Capture", "Card",
+    "PLAYER_COUNTS", "PLAYING", "TAKEOVER_BOT", "Capture", "Card",
     "CardNotInHand", "CardPlayed", "Deal", "EngineError", "Event", "Game", "GameNotActive",
     "GameState", "HandsDealt", "InvalidCard", "InvalidDeck", "InvalidRules", "MatchEnded",
     "NotDealing", "NotYourTurn", "Play", "Resign", "Resigned", "RoundDealt", "RoundScored",

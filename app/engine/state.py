@@ -20,6 +20,7 @@ PLAYING = "playing"
 OVER = "over"
 HAND_SIZE = 4
 SIDES = 2
+PLAYER_COUNTS = (2, 4)  # seats at the table: two alone, or four in two sides
 
 
 def side_of(seat: int) -> int:
@@ -149,7 +150,7 @@ class GameState:
 
     @classmethod
     def new(cls, rules: Rules, players: int) -> GameState:
-        if players not in (2, 4):
+        if players not in PLAYER_COUNTS:
             raise ValueError("a match has 2 or 4 players")
         return cls(
             rules=rules,

@@ -65,10 +65,6 @@ class Database:
         self.engine = make_engine(database_url, **options)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
 
-    @property
-    def is_sqlite(self) -> bool:
-        return self.engine.dialect.name == "sqlite"
-
     def session(self) -> Session:
         return self.sessions()
 

@@ -1,5 +1,6 @@
 """Tables: games (with a snapshot of the current state), seats, the append-only event
-log and stored idempotent responses. Alembic's migrations must match these exactly."""
+log and stored idempotent results (a move's first answer, kept for its retries).
+Alembic's migrations must match these exactly."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from sqlalchemy import (
     MetaData,
     String,
     Text,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -45,6 +47,9 @@ class GameRow(Base):
     players: Mapped[int] = mapped_column(Integer)
     rules: Mapped[dict[str, Any]] = mapped_column(JsonData)
     snapshot: Mapped[dict[str, Any]] = mapped_column(JsonData)  # the engine state now
+    # The match totals per side, beside the snapshot so that a list of games need not
+    # load whole states to show them.
+    scores: Mapped[list[int]] = mapped_column(JsonData, server_default=text("'[0, 0]'"))
     server_seed: Mapped[str] = mapped_column(String(64))  # hex; published only once over
     commitment: Mapped[str] = mapped_column(String(64))
     client_seed: Mapped[str | None] = mapped_column(Text, nullable=True)  # fixed at the deal
@@ -97,6 +102,5 @@ class IdempotentResponseRow(Base):
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     key: Mapped[str] = mapped_column(String(255), primary_key=True)
     request_hash: Mapped[str] = mapped_column(String(64))
-    status: Mapped[int] = mapped_column(Integer)
     body: Mapped[dict[str, Any]] = mapped_column(JsonData)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -54,4 +54,11 @@ class Busy(ServiceError):
 
 
 class Unavailable(ServiceError):
+    """The store does not answer (down, restarting, connection lost)."""
+
     code = "unavailable"
+
+
+class ConcurrentUpdate(Exception):
+    """Another transaction changed the game first: not a refusal, a reason to retry
+    (``unit_of_work.retrying``). The persistence layer raises it for every lost race."""

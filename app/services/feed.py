@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.persistence import Database, GameRepository
 from app.services.errors import NotFound
-from app.services.loading import ACTIVE, WAITING
+from app.services.model import ACTIVE, WAITING
 from app.services.records import GameFacts, Record, record_of
+from app.services.unit_of_work import AbstractUnitOfWork
 
 PAGE = 500  # events read at once; a long match has a few hundred
 
@@ -23,21 +23,19 @@ class Page:
     ended: bool  # the game is over and nothing follows ``through``
 
 
-def read(db: Database, game_id: str, after: int, limit: int = PAGE) -> Page:
+def read(uow: AbstractUnitOfWork, game_id: str, after: int, limit: int = PAGE) -> Page:
     """The records after version ``after``; NotFound for an unknown game."""
-    with db.session() as session:
-        repo = GameRepository(session)
+    with uow:
         # The events first, then the game: the row is then at least as new as the events, so
         # an `over` among them finds the final scores.
-        events = repo.events_after(game_id, after, limit)
-        progress = repo.progress(game_id)
+        events = uow.games.events(game_id, after, limit)
+        progress = uow.games.progress(game_id)
     if progress is None:
         raise NotFound(f"no game {game_id!r}")
-    status, version, snapshot = progress
-    facts = GameFacts(status, tuple(snapshot.get("scores", (0, 0))))
-    records = [r for seq, kind, data in events if (r := record_of(seq, kind, data, facts))]
-    through = events[-1][0] if events else after
-    return Page(records, through, is_ended(status) and through >= version)
+    facts = GameFacts(progress.status, progress.scores)
+    records = [r for e in events if (r := record_of(e.seq, e.type, e.data, facts))]
+    through = events[-1].seq if events else after
+    return Page(records, through, is_ended(progress.status) and through >= progress.version)
 
 
 def is_ended(status: str) -> bool:

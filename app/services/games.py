@@ -1,257 +1,184 @@
 """The use cases that change a game: create, join, play. Each is load, decide, append,
-commit; bots to move and rounds to deal are played out inside the same transaction."""
+commit; deals that are due and bots whose turn it is play out in the same transaction."""
 
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
-import random
-import secrets
-import time
-from collections.abc import Callable
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from app import metrics
-from app.engine import (
-    DEALING,
-    OVER,
-    PLAYING,
-    Card,
-    CardPlayed,
-    Deal,
-    GameState,
-    InvalidDeck,
-    MatchEnded,
-    Play,
-    Rules,
-    apply,
-    decide,
-    observe,
-    parse_cards,
-)
-from app.engine.bots import BOT_NAMES, choose_card
-from app.engine.fairness import ALGORITHM, client_seed, commitment, new_server_seed, shuffled_deck
-from app.engine.game import check_deck, check_turn
-from app.engine.rules import check_can_score
-from app.persistence import Database, GameRepository, GameRow, IdempotentResponseRow, SeatRow
-from app.services import transactions
-from app.services.errors import GameFull, IdempotencyConflict, InvalidRequest, VersionMismatch
-from app.services.loading import (
-    ACTIVE,
-    FINISHED,
-    WAITING,
-    LoadedGame,
-    find_seat,
-    game_view,
-    is_open,
-    load,
-)
-from app.services.log import GAME_CREATED, GENESIS_HASH, SEAT_JOINED, SEED_REVEALED
+from app.engine import Card, Play
+from app.engine.fairness import ALGORITHM
+from app.engine.game import check_turn
+from app.services.access import load, seat_of, seated
+from app.services.creation import Player, checked_deck, checked_rules, new_game, seat_players
+from app.services.errors import GameFull, IdempotencyConflict, VersionMismatch
+from app.services.log import SEAT_JOINED
+from app.services.model import WAITING, GameRecord
 from app.services.tokens import hash_token, new_token
-
-# The longest an expert bot searches for one move, and all the bots' replies to one request
-# together (past it each searches its minimum): on a busy server a move answered by three
-# expert bots stays well under 5 seconds. Idle, a decision takes 0.04 s (at most 0.2).
-BOT_DECISION_SECONDS = 1.0
-BOT_REPLIES_SECONDS = 1.5
+from app.services.turns import Moves, advance, execute, replies_deadline, start
+from app.services.unit_of_work import AbstractUnitOfWork, StoredResult, retrying
+from app.services.views import game_view
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Created:
     game_id: str
-    body: dict[str, Any]
+    status: str
+    seats: list[dict[str, Any]]  # each seat, with the token of each human seated now
+    rules: dict[str, Any]
+    fairness: dict[str, Any]
+    moves: Moves  # what bots played inside this request
+    state: dict[str, Any]  # the creator's view
     bots_only: bool = False  # to be played in the background (app.bot_runner)
 
 
-def create_game(db: Database, spec: dict[str, Any]) -> Created:
-    """``spec`` is the validated body of ``POST /games``."""
-    try:
-        rules = Rules.from_dict(spec.get("rules"))
-        check_can_score(rules)
-    except Exception as error:  # InvalidRules: report every bad key at once
-        raise InvalidRequest(str(error), errors={"rules": getattr(error, "errors", {})}) from error
-    deck = _custom_deck(spec.get("deck"))
-    players = spec["players"]
-    if len(players) not in (2, 4):
-        raise InvalidRequest("a game has 2 or 4 players", errors={"players": "2 or 4 entries"})
-    bots_only = all(player.get("bot") for player in players)
-    seed = new_server_seed()
-    now = datetime.now(UTC)
-    game_id = secrets.token_hex(8)
-    tokens: dict[int, str] = {}
-    seats = []
-    for number, player in enumerate(players):
-        seat = SeatRow(game_id=game_id, seat=number, seed=player.get("seed"))
-        if player.get("bot"):
-            seat.bot = player["bot"]
-            seat.name = player.get("name") or BOT_NAMES[player["bot"]]
-        elif not player.get("open"):
-            tokens[number] = new_token()
-            seat.name = player["name"]
-            seat.token_hash = hash_token(tokens[number])
-        seats.append(seat)
-    state = GameState.new(rules, len(players))
-    row = GameRow(
-        id=game_id,
-        status=WAITING,
-        version=0,
-        players=len(players),
-        rules=rules.to_dict(),
-        snapshot={},
-        server_seed=seed.hex(),
-        commitment=commitment(seed),
-        client_seed=None,
-        custom_deck=[str(c) for c in deck] if deck else None,
-        winner=None,
-        last_hash=GENESIS_HASH,
-        created_at=now,
-        updated_at=now,
-    )
-    game = LoadedGame(row, seats, state)
-    game.writer.append(
-        GAME_CREATED,
-        {
-            "players": [_seat_public(s) for s in seats],
-            "rules": rules.to_dict(),
-            "algorithm": ALGORITHM,
-            "commitment": row.commitment,
-            "custom_deck": deck is not None,
-        },
-    )
-    moves: list[dict[str, Any]] = []
-    if not any(is_open(s) for s in seats):
-        # A game of bots alone is dealt here and played by app.bot_runner, outside this
-        # request: a whole match may take minutes of an expert bot's time.
-        _start(game, moves, play_bots=not bots_only)
+@dataclass(frozen=True, slots=True)
+class Joined:
+    seat: int
+    token: str
+    moves: Moves
+    state: dict[str, Any]
 
-    def insert(repo: GameRepository) -> None:
-        _stamp(game)
-        repo.add_game(game.row, seats)
-        repo.append_events(game.new_events)
-        repo.commit()
 
-    transactions.run(db, insert, attempts=1)
+@dataclass(frozen=True, slots=True)
+class Played:
+    moves: Moves  # the caller's move, then the bots' replies
+    state: dict[str, Any]
+    replayed: bool = False  # the stored answer to an earlier request with the same key
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"moves": self.moves, "state": self.state}
+
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    """Who a caller is in a game, and the game's version (a cheap ETag check)."""
+
+    seat: int | None
+    version: int
+
+
+def check_access(
+    uow: AbstractUnitOfWork, game_id: str, token: str | None, seated_only: bool = False
+) -> Access:
+    """Refuse an unknown game, then a bad token; one query on the way of every poll."""
+    with uow:
+        game = load(uow, game_id)
+        seat = seated(uow, game, token) if seated_only else seat_of(uow, game, token)
+        return Access(seat, game.version)
+
+
+def create_game(
+    uow: AbstractUnitOfWork,
+    players: Sequence[Player],
+    rules: Mapping[str, Any] | None = None,
+    deck: Sequence[str] | None = None,
+) -> Created:
+    """A new game; one with no open seat deals at once and its bots play their turns (but
+    a game of bots alone, which is played in the background: a match may take minutes)."""
+    checked = checked_rules(rules, players)
+    seats, tokens = seat_players(players)
+    game = new_game(checked, seats, checked_deck(deck))
+    bots_only = all(seat.bot for seat in seats)
+    moves: Moves = []
+    if not any(seat.is_open for seat in seats):
+        start(game, moves, play_bots=not bots_only)
+    retrying(lambda: _add(uow, game), attempts=1)  # a clash of new ids is a Busy, not a 500
     metrics.game_created()
     metrics.moves_applied(len(moves))
-    viewer = min(tokens) if tokens else None
-    body = {
-        "id": game_id,
-        "status": row.status,
-        "seats": [
-            {
-                "seat": s.seat,
-                "name": s.name,
-                "bot": s.bot,
-                "open": is_open(s),
-                **({"token": tokens[s.seat]} if s.seat in tokens else {}),
-            }
-            for s in seats
-        ],
-        "rules": rules.to_dict(),
-        "fairness": {
+    return Created(
+        game_id=game.id,
+        status=game.status,
+        seats=[{**s.public(), **_token_of(tokens, s.seat)} for s in seats],
+        rules=checked.to_dict(),
+        fairness={
             "algorithm": ALGORITHM,
-            "commitment": row.commitment,
-            "custom_deck": deck is not None,
+            "commitment": game.commitment,
+            "custom_deck": game.custom_deck is not None,
         },
-        "moves": moves,
-        "state": game_view(game, viewer),
-    }
-    return Created(game_id, body, bots_only)
+        moves=moves,
+        state=game_view(game, min(tokens) if tokens else None),
+        bots_only=bots_only,
+    )
 
 
-def join_game(
-    db: Database, game_id: str, read_body: Callable[[], dict[str, Any]]
-) -> dict[str, Any]:
-    replies_by = time.monotonic() + BOT_REPLIES_SECONDS  # for every retry together
+def _token_of(tokens: dict[int, str], seat: int) -> dict[str, str]:
+    return {"token": tokens[seat]} if seat in tokens else {}
 
-    def use_case(repo: GameRepository) -> dict[str, Any]:
-        game = load(repo, game_id, for_update=True)
-        body = read_body()
-        open_seats = [s for s in game.seats if is_open(s)]
-        if game.row.status != WAITING or not open_seats:
-            raise GameFull("every seat of this game is taken")
-        seat = open_seats[0]
-        token = new_token()
-        seat.name, seat.seed, seat.token_hash = body["name"], body.get("seed"), hash_token(token)
-        repo.save_seat(seat)
-        game.writer.append(SEAT_JOINED, {"seat": seat.seat, "name": seat.name, "seed": seat.seed})
-        moves: list[dict[str, Any]] = []
-        if len(open_seats) == 1:
-            _start(game, moves, replies_by=replies_by)
-        _save(repo, game)
-        return {
-            "seat": seat.seat,
-            "token": token,
-            "moves": moves,
-            "state": game_view(game, seat.seat),
-        }
 
-    joined = transactions.run(db, use_case)
-    metrics.moves_applied(len(joined["moves"]))
+def join_game(uow: AbstractUnitOfWork, game_id: str, name: str, seed: str | None = None) -> Joined:
+    """Take the lowest open seat; the game deals once the last one is taken."""
+    replies_by = replies_deadline()  # for every retry together
+
+    def attempt() -> Joined:
+        with uow:
+            game = load(uow, game_id, for_update=True)
+            open_seats = [s for s in game.seats if s.is_open]
+            if game.status != WAITING or not open_seats:
+                raise GameFull("every seat of this game is taken")
+            token = new_token()
+            game.seat_player(open_seats[0], name, seed, hash_token(token))
+            game.record(SEAT_JOINED, {"seat": open_seats[0].seat, "name": name, "seed": seed})
+            moves: Moves = []
+            if len(open_seats) == 1:
+                start(game, moves, replies_by=replies_by)
+            _save(uow, game)
+            uow.commit()
+            return Joined(open_seats[0].seat, token, moves, game_view(game, open_seats[0].seat))
+
+    joined = retrying(attempt)
+    metrics.moves_applied(len(joined.moves))
     return joined
 
 
-@dataclass(frozen=True)
-class MoveRequest:
+@dataclass(frozen=True, slots=True)
+class PlayCard:
     game_id: str
     token: str | None
-    read_body: Callable[[], dict[str, Any]]
-    if_match: int | None = None
+    card: str  # as the client wrote it; checked after the game and the token
+    if_match: int | None = None  # the version the client saw, if it insists on it
     idempotency_key: str | None = None
 
 
-def play_move(db: Database, request: MoveRequest) -> tuple[int, dict[str, Any]]:
-    """Play the caller's card, then any bot replies; (status, body) as API.md says."""
-    applied: list[int] = [0]  # moves of the attempt that committed (none for a replay)
+def play_card(uow: AbstractUnitOfWork, command: PlayCard) -> Played:
+    """Play the caller's card, then any bot replies. API.md's order of checks: game,
+    token, card code, stored idempotent answer, then turn, version and hand."""
+    replies_by = replies_deadline()  # for every retry together
+    played = retrying(lambda: _play_card_once(uow, command, replies_by))
+    if not played.replayed:
+        metrics.moves_applied(len(played.moves))
+    return played
 
-    replies_by = time.monotonic() + BOT_REPLIES_SECONDS  # for every retry together
 
-    def use_case(repo: GameRepository) -> tuple[int, dict[str, Any]]:
-        applied[0] = 0
-        game = load(repo, request.game_id, for_update=True)
-        seat = find_seat(repo, game.row.id, game.seats, request.token, required=True)
-        assert seat is not None
-        body = request.read_body()
-        card = Card.parse(body["card"])
-        fingerprint = _fingerprint(body)
-        if request.idempotency_key is not None:
-            stored = repo.idempotent_response(game.row.id, seat, request.idempotency_key)
-            if stored is not None:
-                if stored.request_hash != fingerprint:
-                    raise IdempotencyConflict("this Idempotency-Key was used with another body")
-                return stored.status, stored.body
-        check_turn(game.state, seat)  # API.md's order: 409, then 412, then card_not_in_hand
-        if request.if_match is not None and request.if_match != game.row.version:
-            raise VersionMismatch(
-                f"the game is at version {game.row.version}", version=game.row.version
-            )
-        moves: list[dict[str, Any]] = []
-        _execute(game, Play(seat, card), moves)
-        _advance(game, moves, replies_by=replies_by)
-        _write(repo, game)  # before the view, which answers the version this move makes
-        result = {"moves": moves, "state": game_view(game, seat)}
-        if request.idempotency_key is not None:
-            repo.add_idempotent_response(
-                IdempotentResponseRow(
-                    game_id=game.row.id,
-                    seat=seat,
-                    key=request.idempotency_key,
-                    request_hash=fingerprint,
-                    status=201,
-                    body=result,
-                    created_at=datetime.now(UTC),
-                )
-            )
-        repo.commit()
-        applied[0] = len(moves)
-        return 201, result
-
-    answer = transactions.run(db, use_case)
-    metrics.moves_applied(applied[0])
-    return answer
+def _play_card_once(uow: AbstractUnitOfWork, command: PlayCard, replies_by: float) -> Played:
+    with uow:
+        game = load(uow, command.game_id, for_update=True)
+        seat = seated(uow, game, command.token)
+        card = Card.parse(command.card)
+        fingerprint = _fingerprint({"card": command.card})
+        key = command.idempotency_key
+        stored = uow.games.stored_result(game.id, seat, key) if key is not None else None
+        if stored is not None:
+            if stored.request_hash != fingerprint:
+                raise IdempotencyConflict("this Idempotency-Key was used with another body")
+            return Played(**stored.result, replayed=True)
+        check_turn(game.state, seat)
+        if command.if_match is not None and command.if_match != game.version:
+            raise VersionMismatch(f"the game is at version {game.version}", version=game.version)
+        moves: Moves = []
+        execute(game, Play(seat, card), moves)
+        advance(game, moves, replies_by=replies_by)
+        _save(uow, game)
+        played = Played(moves, game_view(game, seat))
+        if key is not None:
+            uow.games.store_result(game.id, seat, key, StoredResult(fingerprint, played.to_dict()))
+        uow.commit()
+        return played
 
 
 def _fingerprint(body: dict[str, Any]) -> str:
@@ -259,116 +186,12 @@ def _fingerprint(body: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def _custom_deck(codes: list[str] | None) -> tuple[Card, ...] | None:
-    if codes is None:
-        return None
-    deck = parse_cards(codes)
-    try:
-        check_deck(deck)
-    except InvalidDeck as error:
-        raise InvalidRequest(error.detail, errors={"deck": error.detail}) from error
-    return deck
+def _add(uow: AbstractUnitOfWork, game: GameRecord) -> None:
+    with uow:
+        uow.games.add(game)
+        uow.commit()
 
 
-def _seat_public(seat: SeatRow) -> dict[str, Any]:
-    return {
-        "seat": seat.seat,
-        "name": seat.name,
-        "bot": seat.bot,
-        "open": is_open(seat),
-        "seed": seat.seed,
-    }
-
-
-def _start(
-    game: LoadedGame,
-    moves: list[dict[str, Any]],
-    play_bots: bool = True,
-    replies_by: float | None = None,
-) -> None:
-    """Every seat is filled: fix the client seed, deal round 1, let bots move."""
-    game.row.client_seed = client_seed([None if s.bot else s.seed for s in game.seats])
-    game.row.status = ACTIVE
-    if play_bots:
-        _advance(game, moves, replies_by=replies_by)
-    else:
-        _execute(game, Deal(*_deck_for(game, 1)), moves)
-
-
-def _advance(
-    game: LoadedGame,
-    moves: list[dict[str, Any]],
-    deadline: float | None = None,
-    replies_by: float | None = None,
-) -> None:
-    """Deal every round that is due and play every bot whose turn it is (until ``deadline``,
-    a ``time.monotonic()`` value, if one is given: the rest is played later). Expert bots
-    search until ``replies_by`` at the latest (BOT_REPLIES_SECONDS from now if not given)."""
-    state = game.state
-    if replies_by is None:
-        replies_by = time.monotonic() + BOT_REPLIES_SECONDS
-    while deadline is None or time.monotonic() < deadline:
-        if state.phase == DEALING:
-            _execute(game, Deal(*_deck_for(game, state.round + 1)), moves)
-        elif state.phase == PLAYING and state.turn is not None and game.seats[state.turn].bot:
-            level = game.seats[state.turn].bot or "random"
-            started = time.perf_counter()
-            decide_by = min(time.monotonic() + BOT_DECISION_SECONDS, replies_by)
-            card = choose_card(level, observe(state, state.turn), _bot_random(game), decide_by)
-            metrics.bot_decided(level, time.perf_counter() - started)
-            _execute(game, Play(state.turn, card), moves)
-        else:
-            return
-
-
-def _execute(game: LoadedGame, command: Deal | Play, moves: list[dict[str, Any]]) -> None:
-    for event in decide(game.state, command):
-        apply(game.state, event)
-        game.writer.append_engine(event)
-        if isinstance(event, CardPlayed):
-            moves.append(event.to_dict())
-        elif isinstance(event, MatchEnded):
-            game.row.status = FINISHED
-            game.row.winner = event.winner
-            game.writer.append(
-                SEED_REVEALED,
-                {
-                    "algorithm": ALGORITHM,
-                    "server_seed": game.row.server_seed,
-                    "client_seed": game.row.client_seed,
-                },
-            )
-    assert game.state.phase != OVER or game.row.status == FINISHED
-
-
-def _deck_for(game: LoadedGame, round_number: int) -> tuple[tuple[Card, ...], bool]:
-    if round_number == 1 and game.row.custom_deck:
-        return parse_cards(game.row.custom_deck), True
-    seed = bytes.fromhex(game.row.server_seed)
-    return shuffled_deck(seed, game.row.client_seed or "", round_number), False
-
-
-def _bot_random(game: LoadedGame) -> random.Random:
-    """Bots' randomness: secret while the game is on, reproducible from the seed after."""
-    seed = bytes.fromhex(game.row.server_seed)
-    digest = hmac.new(seed, f"bot|{game.state.moves}".encode(), hashlib.sha256).digest()
-    return random.Random(int.from_bytes(digest[:8], "big"))
-
-
-def _stamp(game: LoadedGame) -> None:
-    game.row.snapshot = game.state.to_dict()
-    game.row.version = game.writer.seq
-    game.row.last_hash = game.writer.last_hash
-    game.row.updated_at = datetime.now(UTC)
-
-
-def _write(repo: GameRepository, game: LoadedGame) -> None:
-    """Write the game's new state and events into the open transaction (no commit)."""
-    _stamp(game)
-    repo.save_game(game.row, game.loaded_version)
-    repo.append_events(game.new_events)
-
-
-def _save(repo: GameRepository, game: LoadedGame) -> None:
-    _write(repo, game)
-    repo.commit()
+def _save(uow: AbstractUnitOfWork, game: GameRecord) -> None:
+    game.updated_at = datetime.now(UTC)
+    uow.games.save(game)

@@ -18,17 +18,31 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Protocol
 
-from app.persistence import Database, GameRepository
-from app.persistence.notifications import Listener
 from app.services import feed
 from app.services.feed import Page
 from app.services.records import Record
+from app.services.unit_of_work import AbstractUnitOfWork
 
 log = logging.getLogger(__name__)
 RING = 256  # records kept per watched game
+
+
+class NoticeSource(Protocol):
+    """Pushed news of committed versions (PostgreSQL's LISTEN: app.persistence.notifications)."""
+
+    def run(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+# (on_notice(game_id, version), on_connect(), wake_every, on_idle()) -> a source to run
+Listen = Callable[
+    [Callable[[str, int], None], Callable[[], None], float, Callable[[], None]], NoticeSource
+]
 
 
 @dataclass
@@ -64,8 +78,17 @@ class Channel:
 
 
 class Hub:
-    def __init__(self, db: Database, poll_seconds: float = 0.25, safety_poll: float = 5.0) -> None:
-        self.db = db
+    def __init__(
+        self,
+        uow: Callable[[], AbstractUnitOfWork],
+        listen: Listen | None = None,
+        poll_seconds: float = 0.25,
+        safety_poll: float = 5.0,
+    ) -> None:
+        """``uow`` makes a unit of work per read; ``listen`` (None: poll only, as on SQLite)
+        makes the source of pushed news."""
+        self.uow = uow
+        self.listen = listen
         self.poll_seconds = poll_seconds
         self.safety_poll = safety_poll
         self.channels: dict[str, Channel] = {}
@@ -122,7 +145,7 @@ class Hub:
                     return None
                 channel.changed.wait(remaining)
         try:
-            return feed.read(self.db, channel.game_id, cursor)
+            return feed.read(self.uow(), channel.game_id, cursor)
         except Exception as error:  # the database is away: keep the stream, try again soon
             log.warning("stream read failed for %s: %s", channel.game_id, type(error).__name__)
             time.sleep(0.5)
@@ -136,7 +159,7 @@ class Hub:
             channel.fetching = True
             through = channel.through
         try:
-            page = feed.read(self.db, channel.game_id, through)
+            page = feed.read(self.uow(), channel.game_id, through)
         except Exception as error:  # the database is away: the next poll tries again
             log.warning("stream read failed for %s: %s", channel.game_id, type(error).__name__)
             page = None
@@ -180,20 +203,22 @@ class Hub:
         """Ask the database for the version of every watched game (one query)."""
         game_ids = list(self.channels)
         for start in range(0, len(game_ids), 500):
-            with self.db.session() as session:
-                versions = GameRepository(session).versions(game_ids[start : start + 500])
+            versions = self._versions(game_ids[start : start + 500])
             for game_id, version in versions.items():
                 self.notify(game_id, version)
 
     def _poll_one(self, game_id: str) -> None:
         try:
-            with self.db.session() as session:
-                versions = GameRepository(session).versions([game_id])
+            versions = self._versions([game_id])
         except Exception as error:  # the watcher's polls will tell
             log.warning("stream poll failed for %s: %s", game_id, type(error).__name__)
             return
         for version in versions.values():
             self.notify(game_id, version)
+
+    def _versions(self, game_ids: list[str]) -> dict[str, int]:
+        with self.uow() as uow:
+            return uow.games.versions(game_ids)
 
     def _start_watcher(self) -> None:
         if self.watcher is not None:
@@ -214,16 +239,11 @@ class Watcher:
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
         self.stopping = threading.Event()
-        self.listener: Listener | None = None
+        self.listener: NoticeSource | None = None
         self.last_poll = 0.0
-        if not hub.db.is_sqlite:
-            self.listener = Listener(
-                hub.db.url,
-                on_notice=hub.notify,
-                on_connect=self._poll,
-                wake_every=min(1.0, hub.safety_poll),
-                on_idle=self._poll_if_due,
-            )
+        if hub.listen is not None:
+            wake_every = min(1.0, hub.safety_poll)
+            self.listener = hub.listen(hub.notify, self._poll, wake_every, self._poll_if_due)
         self.thread = threading.Thread(target=self._run, name="basra-stream-watcher", daemon=True)
 
     def start(self) -> None:

@@ -5,12 +5,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from app.engine import EVENT_TYPES_BY_NAME, Event, event_to_dict
-from app.persistence import EventRow
+from app.engine import (
+    EVENT_TYPES_BY_NAME,
+    CardPlayed,
+    Event,
+    GameState,
+    Rules,
+    event_from_dict,
+    event_to_dict,
+    replay,
+)
 
 GENESIS_HASH = "0" * 64
 # Event types written by the service around the engine's own.
@@ -33,29 +42,56 @@ def event_hash(game_id: str, seq: int, kind: str, data: dict[str, Any], at: str,
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-@dataclass
-class LogWriter:
-    """Appends events after ``seq`` (the game's version) with a chained hash."""
+@dataclass(frozen=True, slots=True)
+class RawEvent:
+    """A log entry with its data as the JSON text stored, undecoded: the audit's checkpoints
+    (audit_cache) compare the stored bytes themselves."""
 
-    game_id: str
     seq: int
-    last_hash: str
+    type: str
+    data: str
+    at: str
+    hash: str
 
-    def __post_init__(self) -> None:
-        self.rows: list[dict[str, Any]] = []  # the new rows of the events table
 
-    def append(self, kind: str, data: dict[str, Any]) -> dict[str, Any]:
-        self.seq += 1
+@dataclass(frozen=True, slots=True)
+class EventRecord:
+    """One entry of a game's log, exactly as stored and hashed: the *event* of API.md."""
+
+    seq: int
+    type: str
+    data: dict[str, Any]
+    at: str  # ISO 8601 UTC, exactly as hashed
+    hash: str
+
+    @classmethod
+    def chained(
+        cls, game_id: str, seq: int, kind: str, data: dict[str, Any], prev: str
+    ) -> EventRecord:
         at = now_text()
-        digest = event_hash(self.game_id, self.seq, kind, data, at, self.last_hash)
-        row = {"game_id": self.game_id, "seq": self.seq, "type": kind, "data": data, "at": at,
-               "hash": digest}  # fmt: skip
-        self.last_hash = digest
-        self.rows.append(row)
-        return row
+        return cls(seq, kind, data, at, event_hash(game_id, seq, kind, data, at, prev))
 
-    def append_engine(self, event: Event) -> dict[str, Any]:
-        return self.append(type(event).__name__, event_to_dict(event))
+    def to_dict(self, redact: bool = False) -> dict[str, Any]:
+        """The event as ``/events`` shows it; ``redact`` hides what the game still hides."""
+        data = public_data(self.type, self.data) if redact else self.data
+        return {"seq": self.seq, "type": self.type, "data": data, "at": self.at, "hash": self.hash}
+
+    @property
+    def is_engine_event(self) -> bool:
+        return self.type in EVENT_TYPES_BY_NAME
+
+    def engine_event(self) -> Event:
+        return event_from_dict(self.type, self.data)
+
+
+def engine_record_data(event: Event) -> tuple[str, dict[str, Any]]:
+    """An engine event as a log entry's type and data."""
+    return type(event).__name__, event_to_dict(event)
+
+
+def move_of(record: EventRecord) -> dict[str, Any]:
+    """A ``CardPlayed`` entry as API.md's *move*: the engine's own dict of the event."""
+    return CardPlayed.from_dict(record.data).to_dict()
 
 
 def public_data(kind: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -65,6 +101,6 @@ def public_data(kind: str, data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def event_json(row: EventRow, redact: bool) -> dict[str, Any]:
-    data = public_data(row.type, row.data) if redact else row.data
-    return {"seq": row.seq, "type": row.type, "data": data, "at": row.at, "hash": row.hash}
+def replay_log(rules: Rules, players: int, log: Sequence[EventRecord]) -> GameState:
+    """The state the engine's events of ``log`` fold into: the one replay loop."""
+    return replay(rules, players, (r.engine_event() for r in log if r.is_engine_event))

@@ -18,10 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from app.engine.fairness import client_seed
-
-GAME_CREATED = "GameCreated"
-SEAT_JOINED = "SeatJoined"
-SEED_REVEALED = "SeedRevealed"
+from app.services.log import GAME_CREATED, SEAT_JOINED, SEED_REVEALED
 
 
 class LoggedEvent(Protocol):

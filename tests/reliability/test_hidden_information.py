@@ -312,9 +312,9 @@ def test_soak_no_answer_shows_a_card_its_caller_cannot_know(
 
 def test_a_planted_leak_is_found(client: Any, monkeypatch: Any) -> None:
     """The detector itself: views that also show the top of the stock must be caught."""
-    from app.services import loading
+    from app.services import views
 
-    real = loading.observe
+    real = views.observe
 
     class Leaky:
         def __init__(self, state: Any, seat: int | None) -> None:
@@ -323,7 +323,7 @@ def test_a_planted_leak_is_found(client: Any, monkeypatch: Any) -> None:
         def to_dict(self) -> dict[str, Any]:
             return {**self.view.to_dict(), "peek": self.peek}
 
-    monkeypatch.setattr(loading, "observe", Leaky)
+    monkeypatch.setattr(views, "observe", Leaky)
     tally, _ = play_games(client, games=1, seed=7)
     assert tally.leaks, "a view showing the stock's top card went unnoticed"
 

@@ -1,0 +1,158 @@
+"""The repository and unit of work in memory: what service tests (and anything else that
+needs games without a database) run on. Same contract as the SQL ones: a transaction's
+writes land on commit only, and a stale save is a ``ConcurrentUpdate``."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from app.services.errors import ConcurrentUpdate
+from app.services.log import EventRecord, RawEvent
+from app.services.model import ACTIVE, GameRecord, GameSummary, Progress, Seat
+from app.services.unit_of_work import AbstractUnitOfWork, GameRepository, StoredResult
+
+
+@dataclass
+class Store:
+    """What a database would hold, committed transactions only."""
+
+    games: dict[str, GameRecord] = field(default_factory=dict)
+    logs: dict[str, list[EventRecord]] = field(default_factory=dict)
+    results: dict[tuple[str, int, str], StoredResult] = field(default_factory=dict)
+
+
+class MemoryGameRepository(GameRepository):
+    """Reads the store as committed, keeps its writes aside until commit."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.pending = Store()
+
+    def get(self, game_id: str, for_update: bool = False) -> GameRecord | None:
+        stored = self.store.games.get(game_id)
+        return _loaded(stored) if stored is not None else None
+
+    def add(self, game: GameRecord) -> None:
+        if game.id in self.store.games or game.id in self.pending.games:
+            raise ConcurrentUpdate(game.id)
+        self._write(game)
+
+    def save(self, game: GameRecord) -> None:
+        stored = self.store.games.get(game.id)
+        if stored is None or stored.version != game.loaded_version:
+            raise ConcurrentUpdate(game.id)
+        self._write(game)
+
+    def _write(self, game: GameRecord) -> None:
+        saved = _loaded(game)  # a copy: later changes to ``game`` are not written
+        saved.new_events.clear()
+        self.pending.games[game.id] = saved
+        self.pending.logs.setdefault(game.id, []).extend(game.new_events)
+
+    def game_of_token(self, token_hash: str) -> str | None:
+        for game in self.store.games.values():
+            if any(seat.token_hash == token_hash for seat in game.seats):
+                return game.id
+        return None
+
+    def events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[EventRecord]:
+        found = [e for e in self.store.logs.get(game_id, []) if e.seq > after]
+        return found if limit is None else found[:limit]
+
+    def progress(self, game_id: str) -> Progress | None:
+        game = self.store.games.get(game_id)
+        if game is None:
+            return None
+        return Progress(game.status, game.version, tuple(game.state.scores))
+
+    def versions(self, game_ids: Sequence[str]) -> dict[str, int]:
+        games = self.store.games
+        return {game_id: games[game_id].version for game_id in game_ids if game_id in games}
+
+    def raw_events(self, game_id: str) -> list[RawEvent]:
+        return [RawEvent(e.seq, e.type, json.dumps(e.data), e.at, e.hash)
+                for e in self.store.logs.get(game_id, [])]  # fmt: skip
+
+    def stale_bots_only_games(self, before: datetime, limit: int) -> list[tuple[str, datetime]]:
+        stale = [g for g in self.store.games.values() if g.status == ACTIVE
+                 and all(s.bot for s in g.seats) and g.updated_at < before]  # fmt: skip
+        return [(g.id, g.updated_at) for g in sorted(stale, key=lambda g: g.updated_at)][:limit]
+
+    def touch(self, game_id: str, seen: datetime, now: datetime) -> bool:
+        game = self.store.games.get(game_id)
+        if game is None or game.updated_at != seen:
+            return False
+        game.updated_at = now  # a claim, not a change of the game: no transaction needed
+        return True
+
+    def events_of_type(self, game_id: str, kind: str) -> list[EventRecord]:
+        return [e for e in self.store.logs.get(game_id, []) if e.type == kind]
+
+    def page(
+        self, status: str | None, limit: int, before: tuple[datetime, str] | None
+    ) -> list[GameSummary]:
+        games = sorted(self.store.games.values(), key=lambda g: (g.created_at, g.id), reverse=True)
+        chosen = [g for g in games if (status is None or g.status == status)
+                  and (before is None or (g.created_at, g.id) < before)]  # fmt: skip
+        return [_summary(game) for game in chosen[:limit]]
+
+    def stored_result(self, game_id: str, seat: int, key: str) -> StoredResult | None:
+        return self.store.results.get((game_id, seat, key))
+
+    def store_result(self, game_id: str, seat: int, key: str, stored: StoredResult) -> None:
+        if (game_id, seat, key) in self.store.results:
+            raise ConcurrentUpdate(key)
+        self.pending.results[(game_id, seat, key)] = copy.deepcopy(stored)
+
+    def commit(self) -> None:
+        for game_id, log in self.pending.logs.items():
+            stored = self.store.logs.setdefault(game_id, [])
+            if log and stored and log[0].seq != stored[-1].seq + 1:
+                raise ConcurrentUpdate(game_id)  # the (game, seq) key of the SQL log
+            stored.extend(log)
+        self.store.games.update(self.pending.games)
+        self.store.results.update(self.pending.results)
+        self.pending = Store()
+
+
+class MemoryUnitOfWork(AbstractUnitOfWork):
+    def __init__(self, store: Store | None = None) -> None:
+        self.store = store if store is not None else Store()
+        self.games: MemoryGameRepository = MemoryGameRepository(self.store)
+        self.commits = 0
+
+    def __enter__(self) -> MemoryUnitOfWork:
+        self.games = MemoryGameRepository(self.store)
+        return self
+
+    def commit(self) -> None:
+        self.games.commit()
+        self.commits += 1
+
+    def rollback(self) -> None:
+        self.games.pending = Store()
+
+    def ping(self) -> None:
+        return None
+
+    def schema_revisions(self) -> tuple[frozenset[str], frozenset[str]]:
+        return frozenset(), frozenset()  # nothing to migrate in memory
+
+
+def _loaded(game: GameRecord) -> GameRecord:
+    """A deep copy, as if read from a database: the caller's changes stay its own."""
+    copied = copy.deepcopy(game)
+    copied.loaded_version = copied.version
+    copied.changed_seats = set()
+    return copied
+
+
+def _summary(game: GameRecord) -> GameSummary:
+    seats = [Seat(s.seat, s.name, s.bot, s.seed, s.token_hash) for s in game.seats]
+    custom = game.custom_deck is not None
+    return GameSummary(game.id, game.status, game.version, game.created_at, seats,
+                       list(game.state.scores), game.winner, custom)  # fmt: skip

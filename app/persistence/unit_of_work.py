@@ -1,0 +1,103 @@
+"""The unit of work over SQLAlchemy: one session per ``with``, and the one place where a
+database error becomes the service's own (a lost race to retry, or the store down)."""
+
+from __future__ import annotations
+
+from contextlib import suppress
+from types import TracebackType
+from typing import Self
+
+from sqlalchemy import text
+from sqlalchemy.exc import (
+    DBAPIError,
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+    SQLAlchemyError,
+)
+from sqlalchemy.orm import Session
+
+from app.persistence.database import Database
+from app.persistence.notifications import announce_versions
+from app.persistence.repository import SqlGameRepository
+from app.persistence.schema import current_revisions, newest_revisions
+from app.services.errors import ConcurrentUpdate, Unavailable
+from app.services.unit_of_work import AbstractUnitOfWork
+
+# What PostgreSQL and SQLite say when a transaction lost a race for a lock.
+_LOCK_WORDS = ("locked", "busy", "could not serialize", "deadlock")
+
+
+def is_lock_error(error: DBAPIError) -> bool:
+    """A lock timeout, a deadlock or a serialisation failure: the loser may try again."""
+    text_ = str(error.orig).lower()
+    return any(word in text_ for word in _LOCK_WORDS)
+
+
+def translated(error: SQLAlchemyError) -> Exception | None:
+    """The service's exception for a database error, or None to let it through (a bug)."""
+    if isinstance(error, IntegrityError):  # a duplicate (game, seq) or idempotency key
+        return ConcurrentUpdate(str(error.orig))
+    if isinstance(error, DBAPIError) and error.connection_invalidated:
+        return Unavailable("the database connection was lost; try again")
+    if isinstance(error, OperationalError):
+        if is_lock_error(error):
+            return ConcurrentUpdate(str(error.orig))
+        return Unavailable("the database is not answering; try again")
+    if isinstance(error, InterfaceError):
+        return Unavailable("the database is not answering; try again")
+    return None
+
+
+class SqlUnitOfWork(AbstractUnitOfWork):
+    games: SqlGameRepository
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+        self.session: Session | None = None
+
+    def __enter__(self) -> Self:
+        self.session = self.database.session()
+        self.games = SqlGameRepository(self.session)
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        session, self.session = self.session, None
+        if session is not None:
+            # Nothing to undo after a commit; the whole transaction after a loss. A lost
+            # connection cannot roll back, and closing the session is then enough.
+            with suppress(SQLAlchemyError):
+                session.rollback()
+            session.close()
+        if isinstance(error, SQLAlchemyError):
+            service_error = translated(error)
+            if service_error is not None:
+                raise service_error from error
+
+    def commit(self) -> None:
+        session = self._session()
+        # Inside the transaction: the notice goes out exactly when (and if) it commits.
+        announce_versions(session, self.games.appended)
+        session.commit()
+        self.games.appended = {}
+
+    def rollback(self) -> None:
+        self._session().rollback()
+
+    def ping(self) -> None:
+        with self:
+            self._session().execute(text("SELECT 1"))
+
+    def schema_revisions(self) -> tuple[frozenset[str], frozenset[str]]:
+        with self:
+            return current_revisions(self._session().connection()), newest_revisions()
+
+    def _session(self) -> Session:
+        if self.session is None:
+            raise RuntimeError("the unit of work is used outside its `with` block")
+        return self.session

@@ -1,0 +1,99 @@
+"""Building a new game: checking what was asked, the seats and their tokens, the record
+and the genesis entry of its log."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from app.engine import PLAYER_COUNTS, Card, GameState, InvalidDeck, InvalidRules, Rules, parse_cards
+from app.engine.bots import BOT_NAMES
+from app.engine.fairness import ALGORITHM, commitment, new_server_seed
+from app.engine.game import check_deck
+from app.engine.rules import check_can_score
+from app.services.errors import InvalidRequest
+from app.services.log import GAME_CREATED, GENESIS_HASH
+from app.services.model import WAITING, GameRecord, Seat
+from app.services.tokens import hash_token, new_token
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """One entry of a new game's players: a human seated now, a bot, or an open seat."""
+
+    name: str | None = None
+    seed: str | None = None
+    bot: str | None = None
+    open: bool = False
+
+
+def checked_rules(options: Mapping[str, Any] | None, players: Sequence[Player]) -> Rules:
+    if len(players) not in PLAYER_COUNTS:
+        raise InvalidRequest("a game has 2 or 4 players", errors={"players": "2 or 4 entries"})
+    try:
+        rules = Rules.from_dict(options)
+        check_can_score(rules)
+    except InvalidRules as error:  # every bad key at once
+        raise InvalidRequest(error.detail, errors={"rules": error.errors}) from error
+    return rules
+
+
+def checked_deck(deck: Sequence[str] | None) -> tuple[Card, ...] | None:
+    """A creator's deck for round 1 (top first), or None for the fair shuffle."""
+    if deck is None:
+        return None
+    cards = parse_cards(deck)
+    try:
+        check_deck(cards)
+    except InvalidDeck as error:
+        raise InvalidRequest(error.detail, errors={"deck": error.detail}) from error
+    return cards
+
+
+def seat_players(players: Sequence[Player]) -> tuple[list[Seat], dict[int, str]]:
+    """The seats, and the bearer token of each human seated now (shown once)."""
+    seats: list[Seat] = []
+    tokens: dict[int, str] = {}
+    for number, player in enumerate(players):
+        if player.bot:
+            seats.append(Seat(number, player.name or BOT_NAMES[player.bot], bot=player.bot))
+        elif player.open:
+            seats.append(Seat(number))
+        else:
+            tokens[number] = new_token()
+            seats.append(Seat(number, player.name, seed=player.seed,
+                              token_hash=hash_token(tokens[number])))  # fmt: skip
+    return seats, tokens
+
+
+def new_game(rules: Rules, seats: list[Seat], deck: tuple[Card, ...] | None) -> GameRecord:
+    """A waiting game whose log holds its genesis entry: who sits where, the rules, and
+    the commitment to the server seed that will shuffle every deck."""
+    seed = new_server_seed()
+    now = datetime.now(UTC)
+    game = GameRecord(
+        id=secrets.token_hex(8),
+        status=WAITING,
+        version=0,
+        server_seed=seed.hex(),
+        commitment=commitment(seed),
+        client_seed=None,
+        custom_deck=[str(card) for card in deck] if deck else None,
+        winner=None,
+        last_hash=GENESIS_HASH,
+        created_at=now,
+        updated_at=now,
+        seats=seats,
+        state_now=GameState.new(rules, len(seats)),
+    )
+    game.record(GAME_CREATED, {
+        "players": [{**seat.public(), "seed": seat.seed} for seat in seats],
+        "rules": rules.to_dict(),
+        "algorithm": ALGORITHM,
+        "commitment": game.commitment,
+        "custom_deck": deck is not None,
+    })  # fmt: skip
+    return game

@@ -1,0 +1,124 @@
+"""A game as the use cases see it: its seats, its engine state and the log entries it has
+added since it was loaded. Plain objects: the persistence layer maps them to tables."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from app.engine import Event, GameState
+from app.services.log import EventRecord, engine_record_data
+
+WAITING = "waiting"
+ACTIVE = "active"
+FINISHED = "finished"
+STATUSES = (WAITING, ACTIVE, FINISHED)
+
+
+@dataclass(slots=True)
+class Seat:
+    seat: int
+    name: str | None = None
+    bot: str | None = None
+    seed: str | None = None  # the player's contribution to the client seed
+    token_hash: str | None = None  # a human's bearer token, hashed
+
+    @property
+    def is_open(self) -> bool:
+        return self.bot is None and self.token_hash is None
+
+    def public(self) -> dict[str, Any]:
+        """The seat as every answer names it."""
+        return {"seat": self.seat, "name": self.name, "bot": self.bot, "open": self.is_open}
+
+
+@dataclass(eq=False)
+class GameRecord:
+    """One game: what the games and seats tables hold, with the engine state unpacked."""
+
+    id: str
+    status: str
+    version: int  # = seq of the last entry in the log
+    server_seed: str  # hex; published only once over
+    commitment: str
+    client_seed: str | None
+    custom_deck: list[str] | None
+    winner: int | None
+    last_hash: str  # hash of entry ``version``
+    created_at: datetime
+    updated_at: datetime
+    seats: list[Seat]
+    snapshot: dict[str, Any] | None = None  # the stored state, unpacked on first use
+    state_now: GameState | None = None
+    loaded_version: int = field(init=False)
+    new_events: list[EventRecord] = field(init=False, default_factory=list)
+    changed_seats: set[int] = field(init=False, default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.loaded_version = self.version
+
+    @property
+    def state(self) -> GameState:
+        if self.state_now is None:
+            if self.snapshot is None:
+                raise ValueError(f"game {self.id} has no state")
+            self.state_now = GameState.from_dict(self.snapshot)
+        return self.state_now
+
+    @property
+    def players(self) -> int:
+        return len(self.seats)
+
+    @property
+    def is_over(self) -> bool:
+        return self.status == FINISHED
+
+    def record(self, kind: str, data: dict[str, Any]) -> EventRecord:
+        """Append an entry to the log, chained to the one before it."""
+        entry = EventRecord.chained(self.id, self.version + 1, kind, data, self.last_hash)
+        self.version, self.last_hash = entry.seq, entry.hash
+        self.new_events.append(entry)
+        return entry
+
+    def record_engine(self, event: Event) -> EventRecord:
+        return self.record(*engine_record_data(event))
+
+    def seat_player(self, seat: Seat, name: str, seed: str | None, token_hash: str) -> None:
+        seat.name, seat.seed, seat.token_hash = name, seed, token_hash
+        self.changed_seats.add(seat.seat)
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """How far a game is, without its state: what a live stream needs to read on."""
+
+    status: str
+    version: int
+    scores: tuple[int, ...]  # match totals per side
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    """A game as ``GET /games`` lists it: no state, no log."""
+
+    id: str
+    status: str
+    version: int
+    created_at: datetime
+    seats: list[Seat]
+    scores: list[int]
+    winner: int | None
+    custom_deck: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "status": self.status,
+            "version": self.version,
+            "created_at": self.created_at.isoformat(),
+            "seats": [{"seat": s.seat, "name": s.name, "bot": s.bot} for s in self.seats],
+            "scores": self.scores,
+            "winner": self.winner,
+            "custom_deck": self.custom_deck,
+        }

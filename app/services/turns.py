@@ -1,0 +1,114 @@
+"""Moving a game on: a command through the engine into the log, then every deal that is
+due and every bot whose turn it is, inside the same transaction."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import random
+import time
+from typing import Any
+
+from app import metrics
+from app.engine import (
+    DEALING,
+    OVER,
+    PLAYING,
+    Card,
+    CardPlayed,
+    Deal,
+    MatchEnded,
+    Play,
+    apply,
+    decide,
+    observe,
+    parse_cards,
+)
+from app.engine.bots import choose_card
+from app.engine.fairness import ALGORITHM, client_seed, shuffled_deck
+from app.services.log import SEED_REVEALED
+from app.services.model import ACTIVE, FINISHED, GameRecord
+
+Moves = list[dict[str, Any]]  # API.md's *moves*, in the order they were applied
+# The longest an expert bot searches for one move, and all the bots' replies to one request
+# together (past it each searches its minimum): on a busy server a move answered by three
+# expert bots stays well under 5 seconds. Idle, a decision takes 0.04 s (at most 0.2).
+BOT_DECISION_SECONDS = 1.0
+BOT_REPLIES_SECONDS = 1.5
+
+
+def replies_deadline() -> float:
+    """When the bots' replies to a request must be decided (for every retry of it together)."""
+    return time.monotonic() + BOT_REPLIES_SECONDS
+
+
+def start(
+    game: GameRecord, moves: Moves, play_bots: bool = True, replies_by: float | None = None
+) -> None:
+    """Every seat is filled: fix the client seed, deal round 1, let bots move (unless
+    ``play_bots`` is off: a game of bots alone is played in the background, app.bot_runner)."""
+    game.client_seed = client_seed([None if s.bot else s.seed for s in game.seats])
+    game.status = ACTIVE
+    if play_bots:
+        advance(game, moves, replies_by=replies_by)
+    else:
+        execute(game, Deal(*_deck_for(game, 1)), moves)
+
+
+def advance(
+    game: GameRecord, moves: Moves, deadline: float | None = None, replies_by: float | None = None
+) -> None:
+    """Deal every round that is due and play every bot whose turn it is (until ``deadline``,
+    a ``time.monotonic()`` value, if one is given: the rest is played later). Expert bots
+    search until ``replies_by`` at the latest (BOT_REPLIES_SECONDS from now if not given)."""
+    state = game.state
+    replies_by = replies_deadline() if replies_by is None else replies_by
+    while deadline is None or time.monotonic() < deadline:
+        if state.phase == DEALING:
+            execute(game, Deal(*_deck_for(game, state.round + 1)), moves)
+            continue
+        bot = game.seats[state.turn].bot if state.turn is not None else None
+        if state.phase != PLAYING or state.turn is None or bot is None:
+            return
+        started = time.perf_counter()
+        decide_by = min(time.monotonic() + BOT_DECISION_SECONDS, replies_by)
+        card = choose_card(bot, observe(state, state.turn), _bot_random(game), decide_by)
+        metrics.bot_decided(bot, time.perf_counter() - started)
+        execute(game, Play(state.turn, card), moves)
+
+
+def execute(game: GameRecord, command: Deal | Play, moves: Moves) -> None:
+    """Decide, apply and log ``command``'s events; the engine refuses bad ones."""
+    for event in decide(game.state, command):
+        apply(game.state, event)
+        game.record_engine(event)
+        if isinstance(event, CardPlayed):
+            moves.append(event.to_dict())
+        elif isinstance(event, MatchEnded):
+            _finish(game, event.winner)
+    if game.state.phase == OVER and game.status != FINISHED:
+        raise RuntimeError(f"game {game.id} ended in the engine but not in its record")
+
+
+def _finish(game: GameRecord, winner: int | None) -> None:
+    """The match is over: record the winner and reveal the seed that made the decks."""
+    game.status = FINISHED
+    game.winner = winner
+    game.record(
+        SEED_REVEALED,
+        {"algorithm": ALGORITHM, "server_seed": game.server_seed, "client_seed": game.client_seed},
+    )
+
+
+def _deck_for(game: GameRecord, round_number: int) -> tuple[tuple[Card, ...], bool]:
+    if round_number == 1 and game.custom_deck:
+        return parse_cards(game.custom_deck), True
+    seed = bytes.fromhex(game.server_seed)
+    return shuffled_deck(seed, game.client_seed or "", round_number), False
+
+
+def _bot_random(game: GameRecord) -> random.Random:
+    """Bots' randomness: secret while the game is on, reproducible from the seed after."""
+    seed = bytes.fromhex(game.server_seed)
+    digest = hmac.new(seed, f"bot|{game.state.moves}".encode(), hashlib.sha256).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))

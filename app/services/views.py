@@ -1,0 +1,48 @@
+"""The one function that builds API.md's *view* of a game: the engine's ``observe`` (what
+a seat may see) plus the game's id, status, version and the seats' names."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.engine import GameState, observe
+from app.engine.cards import codes
+from app.services.model import GameRecord
+
+
+def build_view(
+    game: GameRecord,
+    seat: int | None,
+    state: GameState | None = None,
+    status: str | None = None,
+    version: int | None = None,
+) -> dict[str, Any]:
+    """What ``seat`` (None: a spectator) may see of ``game``: now, or (for a replay) at an
+    earlier ``state`` with its ``status`` and ``version``."""
+    state = game.state if state is None else state
+    seen = observe(state, seat).to_dict()
+    for entry in seen["seats"]:
+        entry.update(game.seats[entry["seat"]].public())
+    return {
+        "id": game.id,
+        "status": game.status if status is None else status,
+        "version": game.version if version is None else version,
+        "custom_deck": game.custom_deck is not None,
+        **seen,
+    }
+
+
+def game_view(game: GameRecord, seat: int | None) -> dict[str, Any]:
+    """The game now, as ``seat`` sees it."""
+    return build_view(game, seat)
+
+
+def complete_view(game: GameRecord, state: GameState, status: str, version: int) -> dict[str, Any]:
+    """The view of a replay: a spectator's, plus every hidden card (``hands``, ``stock`` as
+    codes, ``piles``), for a finished game only."""
+    view = build_view(game, None, state, status, version)
+    view["hands"] = [codes(hand) for hand in state.hands]
+    view["stock"] = codes(state.stock)
+    view["stock_size"] = len(state.stock)
+    view["piles"] = [codes(pile) for pile in state.piles]
+    return view

@@ -1,0 +1,93 @@
+"""Creating and joining games, as use cases with no database and no HTTP."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.persistence.memory import MemoryUnitOfWork
+from app.services import audit, games
+from app.services.creation import MAX_BOTS_ONLY_TARGET, Player
+from app.services.errors import GameFull, InvalidRequest, NotFound
+
+from .support import stacked_deck, two_humans
+
+
+def test_a_game_of_two_humans_deals_at_once_and_shows_the_creator_its_hand(uow):
+    created = games.create_game(uow, [Player(name="Amira"), Player(name="Badr")])
+    assert created.status == "active"
+    assert [seat["name"] for seat in created.seats] == ["Amira", "Badr"]
+    assert all(seat["token"] for seat in created.seats)
+    assert created.state["you"] == 0 and len(created.state["hand"]) == 4
+    assert created.fairness["commitment"] and created.rules["target_score"] == 101
+
+
+def test_a_game_with_an_open_seat_waits_and_shows_no_hand_yet(uow):
+    created = games.create_game(uow, [Player(name="Amira"), Player(open=True)])
+    assert created.status == "waiting"
+    assert created.state["hand"] == [] and created.state["turn"] is None
+    assert "token" not in created.seats[1] and created.seats[1]["open"] is True
+
+
+def test_bots_alone_play_the_whole_match_inside_the_creation(uow):
+    bots = [Player(bot="random"), Player(bot="greedy")]
+    created = games.create_game(uow, bots, rules={"target_score": 1})
+    assert created.status == "finished"
+    assert created.moves and created.moves[0]["n"] == 1
+    assert audit.verify(uow, created.game_id)["ok"]
+
+
+@pytest.mark.parametrize("count", [1, 3, 5])
+def test_a_game_has_2_or_4_players(uow, count):
+    with pytest.raises(InvalidRequest) as refused:
+        games.create_game(uow, [Player(name=f"P{n}") for n in range(count)])
+    assert "players" in refused.value.extra["errors"]
+
+
+def test_unknown_or_bad_rules_are_all_named_at_once(uow):
+    with pytest.raises(InvalidRequest) as refused:
+        games.create_game(uow, [Player(name="A"), Player(name="B")],
+                          rules={"jokers": True, "target_score": 0})  # fmt: skip
+    assert set(refused.value.extra["errors"]["rules"]) == {"jokers", "target_score"}
+
+
+def test_bots_alone_may_not_aim_past_the_cap(uow):
+    bots = [Player(bot="random"), Player(bot="random")]
+    with pytest.raises(InvalidRequest):
+        games.create_game(uow, bots, rules={"target_score": MAX_BOTS_ONLY_TARGET + 1})
+
+
+def test_a_deck_with_a_repeated_card_is_refused_and_nothing_is_stored(uow):
+    deck = stacked_deck([], [])
+    deck[1] = deck[0]
+    with pytest.raises(InvalidRequest):
+        games.create_game(uow, [Player(name="A"), Player(name="B")], deck=deck)
+    assert uow.store.games == {}
+
+
+def test_joining_takes_the_lowest_open_seat_and_the_last_join_deals(uow):
+    open_seats = [Player(name="Amira"), Player(open=True), Player(bot="greedy"), Player(open=True)]
+    created = games.create_game(uow, open_seats)
+    first = games.join_game(uow, created.game_id, "Badr", seed="b")
+    assert first.seat == 1 and first.state["status"] == "waiting"
+    last = games.join_game(uow, created.game_id, "Chadi")
+    assert last.seat == 3 and last.state["status"] == "active" and len(last.state["hand"]) == 4
+    assert audit.fairness(uow, created.game_id)["client_seed"] is not None
+
+
+def test_joining_a_full_game_is_refused(uow):
+    game_id, _ = two_humans(uow)
+    with pytest.raises(GameFull):
+        games.join_game(uow, game_id, "Zaki")
+
+
+def test_joining_an_unknown_game_is_not_found(uow):
+    with pytest.raises(NotFound):
+        games.join_game(uow, "0123456789abcdef", "Zaki")
+
+
+def test_a_refused_use_case_commits_nothing(uow: MemoryUnitOfWork):
+    game_id, _ = two_humans(uow)
+    commits = uow.commits
+    with pytest.raises(GameFull):
+        games.join_game(uow, game_id, "Zaki")
+    assert uow.commits == commits
