@@ -53,7 +53,7 @@ bench: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy app/engine
+	$(BIN)/mypy app
 
 format: install
 	$(BIN)/ruff check --fix .

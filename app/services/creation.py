@@ -41,10 +41,14 @@ def checked_rules(options: Mapping[str, Any] | None, players: Sequence[Player]) 
     return rules
 
 
-def checked_deck(deck: Sequence[str] | None) -> tuple[Card, ...] | None:
+def checked_deck(deck: Sequence[str] | None, players: Sequence[Player]) -> tuple[Card, ...] | None:
     """A creator's deck for round 1 (top first), or None for the fair shuffle."""
     if deck is None:
         return None
+    if any(player.open for player in players):
+        # Whoever fixes the deck knows every hand: only a creator who holds every seat may.
+        message = "a game with a fixed deck can have no open seat"
+        raise InvalidRequest(message, errors={"deck": [message]})
     cards = parse_cards(deck)
     try:
         check_deck(cards)

@@ -83,7 +83,7 @@ def create_game(
     a game of bots alone, which is played in the background: a match may take minutes)."""
     checked = checked_rules(rules, players)
     seats, tokens = seat_players(players)
-    game = new_game(checked, seats, checked_deck(deck))
+    game = new_game(checked, seats, checked_deck(deck, players))
     bots_only = all(seat.bot for seat in seats)
     moves: Moves = []
     if not any(seat.is_open for seat in seats):
