@@ -134,7 +134,7 @@ def _retry_after(error: HTTPException) -> int:
     limit = getattr(error, "limit", None)
     try:
         return max(1, int(limit.limit.get_expiry()))  # type: ignore[union-attr]
-    except Exception:
+    except (AttributeError, TypeError, ValueError):  # no limit object: a minute is safe
         return 60
 
 

@@ -47,9 +47,10 @@ class GameRow(Base):
     players: Mapped[int] = mapped_column(Integer)
     rules: Mapped[dict[str, Any]] = mapped_column(JsonData)
     snapshot: Mapped[dict[str, Any]] = mapped_column(JsonData)  # the engine state now
-    # The match totals per side, beside the snapshot so that a list of games need not
-    # load whole states to show them.
-    scores: Mapped[list[int]] = mapped_column(JsonData, server_default=text("'[0, 0]'"))
+    # The match total of each side (there are always two), beside the snapshot so that a
+    # list of games need not load whole states to show them.
+    score_0: Mapped[int] = mapped_column(Integer, server_default=text("0"))
+    score_1: Mapped[int] = mapped_column(Integer, server_default=text("0"))
     server_seed: Mapped[str] = mapped_column(String(64))  # hex; published only once over
     commitment: Mapped[str] = mapped_column(String(64))
     client_seed: Mapped[str | None] = mapped_column(Text, nullable=True)  # fixed at the deal

@@ -25,8 +25,8 @@ IDEMPOTENT: Table = IdempotentResponseRow.__table__  # type: ignore[assignment]
 _RECORD_COLUMNS = ("id", "status", "version", "server_seed", "commitment", "client_seed",
                    "custom_deck", "winner", "last_hash", "created_at", "updated_at")  # fmt: skip
 # What a move, a join or a deal can change in a game's row.
-_CHANGING_COLUMNS = ("status", "version", "snapshot", "scores", "client_seed", "winner",
-                     "last_hash", "updated_at")  # fmt: skip
+_CHANGING_COLUMNS = ("status", "version", "snapshot", "score_0", "score_1", "client_seed",
+                     "winner", "last_hash", "updated_at")  # fmt: skip
 _CHANGING_RECORD_COLUMNS = [name for name in _CHANGING_COLUMNS if name in _RECORD_COLUMNS]
 _SEAT_COLUMNS = ("seat", "name", "bot", "seed", "token_hash")
 
@@ -80,10 +80,9 @@ class SqlGameRepository(GameRepository):
         return GameRecord(**fields, seats=seats, snapshot=first[GAMES.c.snapshot])
 
     def add(self, game: GameRecord) -> None:
-        state = game.state
         row = {name: getattr(game, name) for name in _RECORD_COLUMNS}
-        row |= {"players": game.players, "rules": state.rules.to_dict(),
-                "snapshot": state.to_dict(), "scores": list(state.scores)}  # fmt: skip
+        row |= {"players": game.players, "rules": game.state.rules.to_dict()}
+        row |= _stored_state(game)
         self.session.execute(insert(GAMES), [row])
         seats = [{"game_id": game.id, **asdict(seat)} for seat in game.seats]
         self.session.execute(insert(SEATS), seats)
@@ -92,11 +91,8 @@ class SqlGameRepository(GameRepository):
     def save(self, game: GameRecord) -> None:
         """The version check in the UPDATE is the guard that holds on every database
         (SQLite ignores FOR UPDATE); a lost race shows as no row updated."""
-        state = game.state
-        values = {
-            name: getattr(game, name) for name in _CHANGING_COLUMNS if name in _RECORD_COLUMNS
-        }
-        values |= {"snapshot": state.to_dict(), "scores": list(state.scores)}
+        values = {name: getattr(game, name) for name in _CHANGING_RECORD_COLUMNS}
+        values |= _stored_state(game)
         result = self.session.execute(
             _SAVE, {**values, "game_id": game.id, "expected_version": game.loaded_version}
         )
@@ -147,8 +143,8 @@ class SqlGameRepository(GameRepository):
     def page(
         self, status: str | None, limit: int, before: tuple[datetime, str] | None
     ) -> list[GameSummary]:
-        columns = [GAMES.c[name] for name in ("id", "status", "version", "created_at", "scores",
-                                               "winner")]  # fmt: skip
+        names = ("id", "status", "version", "created_at", "score_0", "score_1", "winner")
+        columns = [GAMES.c[name] for name in names]
         query = select(*columns, GAMES.c.custom_deck.is_not(None).label("custom_deck"))
         if status:
             query = query.where(GAMES.c.status == status)
@@ -161,7 +157,7 @@ class SqlGameRepository(GameRepository):
         query = query.order_by(GAMES.c.created_at.desc(), GAMES.c.id.desc()).limit(limit)
         games = self.session.execute(query).mappings().all()
         seats = self._seats_of([game["id"] for game in games])
-        return [GameSummary(**game, seats=seats.get(game["id"], [])) for game in games]
+        return [_summary(game, seats.get(game["id"], [])) for game in games]
 
     def _seats_of(self, game_ids: Sequence[str]) -> dict[str, list[Seat]]:
         """The seats of many games in one query."""
@@ -209,6 +205,19 @@ class SqlGameRepository(GameRepository):
         row = {"game_id": game_id, "seat": seat, "key": key, "request_hash": stored.request_hash,
                "body": stored.result, "created_at": _now()}  # fmt: skip
         self.session.execute(insert(IDEMPOTENT), [row])
+
+
+def _summary(game: Any, seats: list[Seat]) -> GameSummary:
+    scores = [game["score_0"], game["score_1"]]
+    return GameSummary(game["id"], game["status"], game["version"], game["created_at"], seats,
+                       scores, game["winner"], game["custom_deck"])  # fmt: skip
+
+
+def _stored_state(game: GameRecord) -> dict[str, Any]:
+    """The engine state as stored: the whole snapshot, and the scores on their own."""
+    state = game.state
+    score_0, score_1 = state.scores
+    return {"snapshot": state.to_dict(), "score_0": score_0, "score_1": score_1}
 
 
 def _event_row(record: EventRecord) -> Mapping[str, Any]:

@@ -67,7 +67,8 @@ def play_match(spec: MatchSpec) -> MatchResult:
             game.deal(shuffled_deck(deck_seed, "", state.round + 1))
             continue
         seat = state.turn
-        assert seat is not None
+        if seat is None:  # playing with nobody to move: an engine bug, not a result
+            raise RuntimeError(f"match {spec.index}: no seat to move in round {state.round}")
         view = observe(state, seat)
         started = time.perf_counter()
         card = choose_card(level[role[seat]], view, rngs[seat])
