@@ -150,7 +150,9 @@ def _component_property(converter: Any, field: fields.Field, ret: dict[str, Any]
             # object or null" to generators; say "this schema or null" instead.
             ret["anyOf"] = [part for part in ret["anyOf"] if part != OBJECT_OR_NULL] + [null()]
         return {}
-    kept = {key: ret[key] for key in ("description", "readOnly", "writeOnly") if key in ret}
+    kept: dict[str, Any] = {
+        key: ret[key] for key in ("description", "readOnly", "writeOnly") if key in ret
+    }
     ret.clear()
     ret.update(kept)
     if field.allow_none:

@@ -26,10 +26,8 @@ RECORDS_KEY = "stream_records"  # the data of each kind of record of GET /games/
 STREAM = "GET /games/{game_id}/stream"
 
 # Round 1 of the recorded game: Amira (seat 0) leads with 5D onto 5C 2H 3S 5H, a basra.
-OPENING = {
-    "hands": [["5D", "9S", "KD", "4C"], ["4S", "QH", "JC", "10C"]],
-    "floor": ["5C", "2H", "3S", "5H"],
-}
+OPENING_HANDS = [["5D", "9S", "KD", "4C"], ["4S", "QH", "JC", "10C"]]
+OPENING_FLOOR = ["5C", "2H", "3S", "5H"]
 
 
 def fixed_deck(hands: list[list[str]], floor: list[str]) -> list[str]:
@@ -122,7 +120,7 @@ def record(client: Any) -> dict[str, Any]:
 
 
 def _create_games(book: Book) -> tuple[dict[str, Any], str]:
-    deck = fixed_deck(OPENING["hands"], OPENING["floor"])
+    deck = fixed_deck(OPENING_HANDS, OPENING_FLOOR)
     body = {
         "players": [{"name": "Amira", "seed": "amira-7f3c"}, {"bot": "greedy", "name": "Ghada"}],
         "rules": {"target_score": 31},
