@@ -192,7 +192,7 @@ class SqlGameRepository(GameRepository):
             .where(GAMES.c.id == game_id, GAMES.c.updated_at == seen)
             .values(updated_at=now)
         )
-        return result.rowcount == 1  # type: ignore[attr-defined]
+        return bool(result.rowcount == 1)  # type: ignore[attr-defined]
 
     def stored_result(self, game_id: str, seat: int, key: str) -> StoredResult | None:
         query = select(IDEMPOTENT.c.request_hash, IDEMPOTENT.c.body).where(

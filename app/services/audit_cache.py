@@ -19,20 +19,15 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from app.engine import EVENT_TYPES_BY_NAME, GameState, apply, event_from_dict
-from app.services.log import CARD_PLAYED, GENESIS_HASH, ROUND_DEALT, event_hash
+from app.services.log import CARD_PLAYED, GENESIS_HASH, ROUND_DEALT, RawEvent, event_hash
 
 GAMES = 256  # games kept per process (each: one state per round, a few KB)
 
 
-class RawRow(Protocol):
-    seq: int
-    type: str
-    data: str  # the JSON text as stored
-    at: str
-    hash: str
+RawRow = RawEvent  # the data as the JSON text stored
 
 
 @dataclass(frozen=True)
@@ -68,18 +63,8 @@ def verified(game_id: str, start: GameState, rows: Sequence[RawRow]) -> Verified
     the full check, which says what."""
     with _lock:
         known = list(_cache.get(game_id, []))
-    by_seq = {checkpoint.seq: checkpoint for checkpoint in known}
-    rolling = hashlib.sha256()
-    resume: Checkpoint | None = None
-    digests: dict[int, bytes] = {}
+    resume, digests = _resume_point(known, rows)
     last = rows[-1].seq if rows else 0
-    for row in rows:
-        rolling.update(_row_bytes(row))
-        if row.type == ROUND_DEALT or row.seq == last:
-            digests[row.seq] = rolling.digest()
-            candidate = by_seq.get(row.seq)
-            if candidate is not None and candidate.digest == digests[row.seq]:
-                resume = candidate
     if resume is None:
         state, previous, moves, done = start.copy(), GENESIS_HASH, 0, 0
         kept: list[Checkpoint] = []
@@ -116,6 +101,26 @@ def verified(game_id: str, start: GameState, rows: Sequence[RawRow]) -> Verified
         while len(_cache) > GAMES:
             _cache.popitem(last=False)
     return Verified(state, len(rows), [c for c in kept if c.round_start])
+
+
+def _resume_point(
+    known: list[Checkpoint], rows: Sequence[RawRow]
+) -> tuple[Checkpoint | None, dict[int, bytes]]:
+    """The last checkpoint whose raw bytes are unchanged, and the digest of the raw rows up to
+    each deal (and to the end): one pass over the log, no decoding."""
+    by_seq = {checkpoint.seq: checkpoint for checkpoint in known}
+    rolling = hashlib.sha256()
+    resume: Checkpoint | None = None
+    digests: dict[int, bytes] = {}
+    last = rows[-1].seq if rows else 0
+    for row in rows:
+        rolling.update(_row_bytes(row))
+        if row.type == ROUND_DEALT or row.seq == last:
+            digests[row.seq] = rolling.digest()
+            candidate = by_seq.get(row.seq)
+            if candidate is not None and candidate.digest == digests[row.seq]:
+                resume = candidate
+    return resume, digests
 
 
 def event_hash_of(game_id: str, row: RawRow, data: dict[str, Any], previous: str) -> str:

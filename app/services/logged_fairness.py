@@ -22,8 +22,11 @@ from app.services.log import GAME_CREATED, SEAT_JOINED, SEED_REVEALED
 
 
 class LoggedEvent(Protocol):
-    type: str
-    data: Any
+    @property
+    def type(self) -> str: ...
+
+    @property
+    def data(self) -> Any: ...
 
 
 @dataclass(frozen=True)

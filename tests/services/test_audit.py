@@ -8,13 +8,12 @@ from app.services import audit, games
 from app.services.creation import Player
 from app.services.errors import GameNotFinished, InvalidRequest, NotFound
 
-from .support import play, two_humans
+from .support import finished_bot_game, play, two_humans
 
 
 @pytest.fixture
 def finished(uow):
-    bots = [Player(bot="random", name="Rami"), Player(bot="greedy")]
-    return games.create_game(uow, bots, rules={"target_score": 1}).game_id
+    return finished_bot_game(uow)
 
 
 def test_a_spectator_sees_no_hand(uow):
@@ -26,14 +25,22 @@ def test_a_spectator_sees_no_hand(uow):
 
 def test_the_log_hides_dealt_decks_while_the_game_is_on(uow):
     game_id, tokens = two_humans(uow)
-    entries = audit.events(uow, game_id, tokens[0])
+    entries = audit.events(uow, game_id, tokens[0])["events"]
     dealt = [e for e in entries if e["type"] == "RoundDealt"]
     assert dealt and "deck" not in dealt[0]["data"]
-    assert audit.events(uow, game_id, None, after=len(entries)) == []
+    assert audit.events(uow, game_id, None, after=len(entries))["events"] == []
+
+
+def test_the_log_comes_in_pages(uow, finished):
+    first = audit.events(uow, finished, None, limit=3)
+    assert [e["seq"] for e in first["events"]] == [1, 2, 3] and first["next_after"] == 3
+    rest = audit.events(uow, finished, None, after=3, limit=10_000)
+    assert rest["events"][0]["seq"] == 4 and rest["next_after"] is None
 
 
 def test_the_log_shows_everything_once_the_game_is_over(uow, finished):
-    dealt = [e for e in audit.events(uow, finished, None) if e["type"] == "RoundDealt"]
+    entries = audit.events(uow, finished, None)["events"]
+    dealt = [e for e in entries if e["type"] == "RoundDealt"]
     assert all(len(e["data"]["deck"]) == 52 for e in dealt)
 
 

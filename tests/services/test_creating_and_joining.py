@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from app.persistence.memory import MemoryUnitOfWork
-from app.services import audit, games
-from app.services.creation import MAX_BOTS_ONLY_TARGET, Player
+from app.services import audit, bots, games
+from app.services.creation import Player
 from app.services.errors import GameFull, InvalidRequest, NotFound
 
 from .support import stacked_deck, two_humans
@@ -28,11 +28,14 @@ def test_a_game_with_an_open_seat_waits_and_shows_no_hand_yet(uow):
     assert "token" not in created.seats[1] and created.seats[1]["open"] is True
 
 
-def test_bots_alone_play_the_whole_match_inside_the_creation(uow):
-    bots = [Player(bot="random"), Player(bot="greedy")]
-    created = games.create_game(uow, bots, rules={"target_score": 1})
-    assert created.status == "finished"
-    assert created.moves and created.moves[0]["n"] == 1
+def test_bots_alone_are_dealt_at_once_and_played_outside_the_creation(uow):
+    players = [Player(bot="random"), Player(bot="greedy")]
+    created = games.create_game(uow, players, rules={"target_score": 1})
+    assert created.status == "active" and created.bots_only and created.moves == []
+    assert created.state["round"] == 1
+    while bots.play_bots(uow, created.game_id, seconds=5.0):
+        pass
+    assert audit.view(uow, created.game_id, None)["status"] == "finished"
     assert audit.verify(uow, created.game_id)["ok"]
 
 
@@ -50,10 +53,16 @@ def test_unknown_or_bad_rules_are_all_named_at_once(uow):
     assert set(refused.value.extra["errors"]["rules"]) == {"jokers", "target_score"}
 
 
-def test_bots_alone_may_not_aim_past_the_cap(uow):
-    bots = [Player(bot="random"), Player(bot="random")]
+def test_rules_under_which_nobody_can_score_are_refused(uow):
+    no_points = {"majority_points": 0, "basra_points": 0, "jack_basra_points": 0}
     with pytest.raises(InvalidRequest):
-        games.create_game(uow, bots, rules={"target_score": MAX_BOTS_ONLY_TARGET + 1})
+        games.create_game(uow, [Player(name="A"), Player(name="B")], rules=no_points)
+
+
+def test_a_fixed_deck_needs_every_seat_taken_by_its_creator(uow):
+    with pytest.raises(InvalidRequest) as refused:
+        games.create_game(uow, [Player(name="A"), Player(open=True)], deck=stacked_deck([], []))
+    assert "deck" in refused.value.extra["errors"]
 
 
 def test_a_deck_with_a_repeated_card_is_refused_and_nothing_is_stored(uow):
