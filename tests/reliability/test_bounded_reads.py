@@ -74,7 +74,7 @@ class CountApplies:
     """Counts the events the audit replays (app.services.audit_cache and audit use ``apply``)."""
 
     def __init__(self, monkeypatch: Any) -> None:
-        from app.services import audit, audit_cache
+        from app.services import audit_cache, log
 
         self.count = 0
 
@@ -84,7 +84,7 @@ class CountApplies:
 
         real = audit_cache.apply
         monkeypatch.setattr(audit_cache, "apply", counting)
-        monkeypatch.setattr(audit, "apply", counting)
+        monkeypatch.setattr(log, "apply", counting)  # the one replay loop (log.replay_log)
 
     def take(self) -> int:
         count, self.count = self.count, 0

@@ -17,6 +17,7 @@ from app import create_app
 from app.bot_runner import BotRunner
 from app.persistence import GameRow
 from app.services import bots, games
+from app.services.creation import Player
 
 EXPERTS = [{"bot": "expert"}, {"bot": "expert"}, {"bot": "expert"}, {"bot": "expert"}]
 
@@ -125,7 +126,8 @@ def test_the_background_runner_plays_the_match_to_a_verified_end(client):
 def _unplayed_bots_game(app: Any, seconds_ago: float) -> str:
     """A game of bots alone that no runner was told about, last changed ``seconds_ago``."""
     database = app.extensions["basra_db"]
-    created = games.create_game(database, {"players": [{"bot": "random"}, {"bot": "random"}]})
+    uow = app.extensions["basra_uow"]
+    created = games.create_game(uow(), [Player(bot="random"), Player(bot="random")])
     assert created.bots_only
     with database.session() as session:
         session.execute(
@@ -139,18 +141,18 @@ def _unplayed_bots_game(app: Any, seconds_ago: float) -> str:
 
 def test_a_fresh_game_is_nobodys_to_claim(app):
     game_id = _unplayed_bots_game(app, seconds_ago=0)
-    assert game_id not in bots.claim_stale_bot_games(app.extensions["basra_db"], 10)
+    assert game_id not in bots.claim_stale_bot_games(app.extensions["basra_uow"](), 10)
 
 
 def test_a_stale_game_is_claimed_by_exactly_one_of_many_claimants(app):
-    database = app.extensions["basra_db"]
+    uow = app.extensions["basra_uow"]
     game_id = _unplayed_bots_game(app, seconds_ago=60)
     results: list[list[str]] = []
     barrier = threading.Barrier(4)
 
     def claim() -> None:
         barrier.wait()
-        results.append(bots.claim_stale_bot_games(database, 10))
+        results.append(bots.claim_stale_bot_games(uow(), 10))
 
     threads = [threading.Thread(target=claim) for _ in range(4)]
     for thread in threads:
@@ -158,15 +160,15 @@ def test_a_stale_game_is_claimed_by_exactly_one_of_many_claimants(app):
     for thread in threads:
         thread.join(30)
     assert sum(game_id in claimed for claimed in results) == 1, results
-    assert game_id not in bots.claim_stale_bot_games(database, 10)  # it is fresh again
+    assert game_id not in bots.claim_stale_bot_games(uow(), 10)  # it is fresh again
 
 
 def test_a_claimed_game_is_played_slice_by_slice_to_its_end(app, client):
-    database = app.extensions["basra_db"]
+    uow = app.extensions["basra_uow"]
     game_id = _unplayed_bots_game(app, seconds_ago=60)
     versions = []
     for _ in range(10_000):
-        more = bots.play_bots(database, game_id, 0.001)
+        more = bots.play_bots(uow(), game_id, 0.001)
         versions.append(client.get(f"/games/{game_id}").get_json()["version"])
         if not more:
             break
@@ -174,14 +176,14 @@ def test_a_claimed_game_is_played_slice_by_slice_to_its_end(app, client):
     assert versions == sorted(versions)
     assert client.get(f"/games/{game_id}").get_json()["status"] == "finished"
     assert client.get(f"/games/{game_id}/verify").get_json()["ok"] is True
-    assert bots.play_bots(database, game_id, 1.0) is False  # nothing left to play
+    assert bots.play_bots(uow(), game_id, 1.0) is False  # nothing left to play
 
 
 def test_a_game_with_a_human_is_never_played_by_the_runner(app, client):
     body = client.post("/games", json={"players": [{"name": "Amira"}, {"bot": "random"}]})
     game_id = body.get_json()["id"]
     before = client.get(f"/games/{game_id}").get_json()["version"]
-    assert bots.play_bots(app.extensions["basra_db"], game_id, 1.0) is False
+    assert bots.play_bots(app.extensions["basra_uow"](), game_id, 1.0) is False
     assert client.get(f"/games/{game_id}").get_json()["version"] == before
 
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.services import audit, games
-from app.services.creation import Player
+from app.services import audit
 from app.services.errors import GameNotFinished, InvalidRequest, NotFound
 
 from .support import finished_bot_game, play, two_humans
