@@ -121,6 +121,13 @@ def _json(description: str, properties: dict[str, Any]) -> dict[str, Any]:
 def document(api: Any, app: Any) -> None:
     """The operating endpoints in openapi.yaml (plain Flask routes: smorest does not see them).
     None of them is rate limited (app/api/limits.py exempts them for balancers and scrapers)."""
+    api.spec.tag({"name": "operations", "description": "For balancers, orchestrators and scrapers"})
+    rules = {rule.rule: rule for rule in app.url_map.iter_rules()}
+    for path, operation in _operations().items():
+        api.spec.path(rule=rules[path], operations={"get": {**operation, "tags": ["operations"]}})
+
+
+def _operations() -> dict[str, Any]:
     from app.api.contract import problems
 
     ok = {"type": "string", "enum": ["ok"], "description": "`ok`"}
@@ -167,7 +174,4 @@ def document(api: Any, app: Any) -> None:
             },
         },
     }
-    api.spec.tag({"name": "operations", "description": "For balancers, orchestrators and scrapers"})
-    rules = {rule.rule: rule for rule in app.url_map.iter_rules()}
-    for path, operation in operations.items():
-        api.spec.path(rule=rules[path], operations={"get": {**operation, "tags": ["operations"]}})
+    return operations
