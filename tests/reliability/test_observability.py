@@ -64,11 +64,23 @@ def healthz_count(server: Gunicorn) -> float:
                  status="200")  # fmt: skip
 
 
+def wait_for_workers(server: Gunicorn, count: int, gone: int | None = None) -> None:
+    """Until ``count`` workers (none of them ``gone``) run and count themselves (60 s at most)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        alive = [pid for pid in server.workers() if pid != gone]
+        if len(alive) == count and value(scrape(server), "basra_worker_processes") == count:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"{count} workers did not all start within 60 s")
+
+
 @pytest.mark.parametrize("worker_class", list(WORKER_CLASSES))
 def test_one_scrape_adds_up_every_worker(tmp_path: Path, worker_class: str) -> None:
     if worker_class == "gevent" and importlib.util.find_spec("gevent") is None:
         pytest.skip("gevent is not installed in this virtualenv")
     with serving(tmp_path, workers=3, args=WORKER_CLASSES[worker_class]) as server:
+        wait_for_workers(server, 3)  # each counts itself once its app is built
         first = healthz_count(server)  # the start-up health checks of servers.py
         for _ in range(60):  # new connections, so the kernel spreads them over the workers
             response = requests.get(f"{server.url}/healthz", timeout=10)
@@ -82,12 +94,7 @@ def test_one_scrape_adds_up_every_worker(tmp_path: Path, worker_class: str) -> N
         # A killed worker's counts stay (counters never go back), its live gauges leave.
         victim = server.workers()[0]
         os.kill(victim, signal.SIGKILL)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            alive = [pid for pid in server.workers() if pid != victim]
-            if len(alive) == 3 and value(scrape(server), "basra_worker_processes") == 3:
-                break
-            time.sleep(0.2)
+        wait_for_workers(server, 3, gone=victim)
         samples = scrape(server)
         assert value(samples, "basra_worker_processes") == 3
         assert healthz_count(server) >= first + 60
