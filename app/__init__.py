@@ -36,6 +36,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     register_api(app)
     _register_web(app)
     _register_bot_runner(app)
+    _install_sweeper(app)
     return app
 
 
@@ -78,6 +79,24 @@ def _register_bot_runner(app: Flask) -> None:
         sweep_seconds=min(5.0, stale / 2),
         lock_path=str(Path(tempfile.gettempdir()) / f"basra-bot-runner-{digest}.lock"),
     )
+
+
+def _install_sweeper(app: Flask) -> None:
+    """Every app can sweep deadlines (tests call ``sweep_once``); the thread runs only where
+    ``SWEEPER`` is on (the served app), and stops when the process exits."""
+    import atexit
+    from datetime import UTC, datetime
+
+    from app.services.deadlines import sweep
+    from app.sweeper import Sweeper
+
+    app.config.setdefault("CLOCK", lambda: datetime.now(UTC))
+    new_uow = app.extensions["basra_uow"]
+    sweeper = Sweeper(lambda now: sweep(new_uow(), now), app.config["SWEEP_INTERVAL_SECONDS"])
+    app.extensions["basra_sweeper"] = sweeper
+    if app.config["SWEEPER"]:
+        sweeper.start()
+        atexit.register(sweeper.stop)
 
 
 def _register_web(app: Flask) -> None:

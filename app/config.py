@@ -19,6 +19,10 @@ DEFAULT_JOIN_RATE_LIMIT = "30 per minute"  # POST /games/{id}/join per address
 # Bots' moves per address, weighted by cost (app/api/limits.py): 40 moves a minute against
 # three expert bots, far more against random or greedy ones.
 DEFAULT_BOT_WORK_LIMIT = "1200 per minute"
+# Deadlines (API.md items 13 and 15): how often each process sweeps for expired turns and
+# waiting games, and how long a waiting game waits for its next player before it ends.
+DEFAULT_SWEEP_INTERVAL_SECONDS = 1.0
+DEFAULT_WAITING_TTL_SECONDS = 24 * 60 * 60
 
 
 def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -40,6 +44,15 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         "BOT_STALE_SECONDS": float(os.environ.get("BOT_STALE_SECONDS") or 10.0),
         # Where counts live without Redis (app/api/limits.py); a limits storage URI.
         "RATE_LIMIT_STORAGE": os.environ.get("RATE_LIMIT_STORAGE") or None,
+        # The served app (app.wsgi) sweeps unless SWEEPER=off; an app built by a test or a
+        # tool (basra openapi) sweeps only when asked to.
+        "SWEEPER": os.environ.get("SWEEPER", "off") != "off",
+        "SWEEP_INTERVAL_SECONDS": float(
+            os.environ.get("SWEEP_INTERVAL_SECONDS") or DEFAULT_SWEEP_INTERVAL_SECONDS
+        ),
+        "WAITING_TTL_SECONDS": int(
+            os.environ.get("WAITING_TTL_SECONDS") or DEFAULT_WAITING_TTL_SECONDS
+        ),
     }
     settings.update(overrides or {})
     return settings

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any, TypeVar
 
 from flask import Response, current_app, jsonify
@@ -50,6 +51,16 @@ def _uow() -> AbstractUnitOfWork:
     return uow
 
 
+def _now() -> datetime:
+    """The time as the app's clock says (tests may set ``CLOCK``)."""
+    now: datetime = current_app.config["CLOCK"]()
+    return now
+
+
+def _waiting_seconds() -> int:
+    return int(current_app.config["WAITING_TTL_SECONDS"])
+
+
 def _body_doc(schema: type) -> dict[str, Any]:
     return {"required": True, "content": {"application/json": {"schema": schema}}}
 
@@ -59,7 +70,9 @@ def _checked(
 ) -> T:
     """``read()`` a part of the request, refused only once the game (404) and the token
     (401/403) have passed."""
-    return after_access(lambda: games.check_access(_uow(), game_id, token, seated_only), read)
+    return after_access(
+        lambda: games.check_access(_uow(), game_id, token, seated_only, now=_now()), read
+    )
 
 
 def _version_or_none(name: str) -> int | None:
@@ -117,7 +130,10 @@ class GameCollection(MethodView):
     def post(self) -> Response:
         spec = json_body(schemas.CreateGameSchema)
         players = [Player(**entry) for entry in spec["players"]]
-        created = games.create_game(_uow(), players, spec.get("rules"), spec.get("deck"))
+        created = games.create_game(
+            _uow(), players, spec.get("rules"), spec.get("deck"), public=spec.get("public", False),
+            waiting_seconds=_waiting_seconds(), now=_now(),
+        )  # fmt: skip
         if created.bots_only:  # 201 now; the match is played in the background
             current_app.extensions["basra_bot_runner"].wake(created.game_id)
         response = jsonify(_created_body(created))
@@ -184,10 +200,10 @@ class GameResource(MethodView):
         token = bearer_token()
         known = _version_or_none("If-None-Match")  # a validator not of ours matches nothing
         if known is not None:
-            current = games.check_access(_uow(), game_id, token).version
+            current = games.check_access(_uow(), game_id, token, now=_now()).version
             if known == current:
                 return _with_etag(Response(status=304), current, private=token is not None)
-        view = audit.view(_uow(), game_id, token)
+        view = audit.view(_uow(), game_id, token, now=_now())
         return _with_etag(jsonify(view), view["version"], private=token is not None)
 
 
@@ -197,9 +213,11 @@ class JoinResource(MethodView):
         operationId="joinGame",
         summary="Take the lowest open seat",
         description=(
-            "Anyone may join a waiting game; no token is needed. Seats the caller in the "
-            "lowest open seat and answers its token (shown once). When the last open seat is "
-            "filled the game deals round 1, and bots whose turn it is play inside this request."
+            "Joining needs the game's `invite` (given to its creator once) unless the game was "
+            "created `public`; no token is needed. Seats the caller in the lowest open seat and "
+            "answers its token (shown once). When the last open seat is filled the game deals "
+            "round 1, and bots whose turn it is play inside this request; until then the game "
+            "waits `WAITING_TTL_SECONDS` (24 h) more, then ends `cancelled`."
         ),
         requestBody=_body_doc(schemas.JoinSchema),
         responses={
@@ -210,6 +228,7 @@ class JoinResource(MethodView):
             },
             **problems(
                 "bad_request",
+                "forbidden",
                 "not_found",
                 "game_full",
                 "payload_too_large",
@@ -220,7 +239,10 @@ class JoinResource(MethodView):
     )
     def post(self, game_id: str) -> Response:
         body = _checked(game_id, None, lambda: json_body(schemas.JoinSchema))
-        joined = games.join_game(_uow(), game_id, body["name"], body.get("seed"))
+        joined = games.join_game(
+            _uow(), game_id, body["name"], body.get("seed"), invite=body.get("invite"),
+            waiting_seconds=_waiting_seconds(), now=_now(),
+        )  # fmt: skip
         response = jsonify(
             {"seat": joined.seat, "token": joined.token, "moves": joined.moves,
              "state": joined.state}
@@ -292,7 +314,7 @@ class MovesResource(MethodView):
     def post(self, game_id: str) -> Response:
         token = bearer_token()
         command = _checked(game_id, token, lambda: _play_card(game_id, token), seated_only=True)
-        played = games.play_card(_uow(), command)
+        played = games.play_card(_uow(), command, now=_now())
         response = jsonify(played.to_dict())
         response.status_code = 201
         return _with_etag(response, played.state["version"], private=True)
@@ -314,6 +336,33 @@ class MovesResource(MethodView):
     )
     def get(self, game_id: str) -> Response:
         return jsonify({"moves": audit.moves(_uow(), game_id)})
+
+
+@blp.route("/<game_id>/resign")
+class ResignResource(MethodView):
+    @blp.doc(
+        operationId="resign",
+        summary="Resign: your side loses now",
+        description=(
+            "A seat of a game being played resigns with its token (no body): its side loses "
+            "at once, the match is over and the server seed is revealed. The log records "
+            "`Resigned`, `MatchEnded` and `SeedRevealed`."
+        ),
+        security=BEARER,
+        responses={
+            201: {
+                "description": "Resigned: your view of the finished match",
+                "headers": ETAG,
+                "content": {"application/json": {"schema": schemas.ResignedSchema}},
+            },
+            **problems("unauthorized", "forbidden", "not_found", "game_not_active", "conflict"),
+        },
+    )
+    def post(self, game_id: str) -> Response:
+        resigned = games.resign_game(_uow(), game_id, bearer_token(), now=_now())
+        response = jsonify({"state": resigned.state})
+        response.status_code = 201
+        return _with_etag(response, resigned.state["version"], private=True)
 
 
 @blp.route("/<game_id>/events")
@@ -418,7 +467,9 @@ def _play_card(game_id: str, token: str | None) -> games.PlayCard:
 
 
 def _created_body(created: games.Created) -> dict[str, Any]:
+    invite = {"invite": created.invite} if created.invite is not None else {}
     return {
+        **invite,
         "id": created.game_id,
         "status": created.status,
         "seats": created.seats,

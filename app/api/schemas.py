@@ -214,6 +214,11 @@ class CreateGameSchema(StrictSchema):
         },
     )
     rules = fields.Nested(RulesSchema, **_doc("Options of RULES.md; left out: the defaults"))
+    public = StrictBoolean(
+        load_default=False,
+        **_doc("Open seats joinable without the invite, and the game listed while waiting "
+               "(default false: only who has the invite can join)"),
+    )  # fmt: skip
     deck = fields.List(
         Ref("CardInput"),
         validate=validate.Length(equal=52),
@@ -230,6 +235,11 @@ class JoinSchema(StrictSchema):
 
     name = Name(required=True, **_doc(NAME))
     seed = fields.String(validate=[validate.Length(max=64), TEXT], **_doc(SEED))
+    invite = fields.String(
+        validate=[validate.Length(max=100), TEXT],
+        **_doc("The game's invite, as its creator was given it: needed unless the game is "
+               "public (403 `forbidden` without the right one)"),
+    )  # fmt: skip
 
     @validates_schema
     def check_name(self, data: dict[str, Any], **_kwargs: Any) -> None:
@@ -410,6 +420,15 @@ class ViewSchema(Schema):
     winner = fields.Integer(
         allow_none=True, required=True, **_doc("The winning side once the match is over")
     )
+    deadline = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={
+            "format": "date-time",
+            "description": "When the turn's clock runs out (ISO 8601 UTC): the server then "
+            "plays for the seat to move. Null: no clock, a bot's turn, or not being played",
+        },
+    )
     resigned = fields.Integer(
         allow_none=True, **_doc("The side that resigned, if the match ended so")
     )
@@ -468,6 +487,10 @@ class CreatedGameSchema(Schema):
     seats = fields.List(fields.Nested(CreatedSeatSchema), required=True, **_doc("Every seat"))
     rules = fields.Nested(EffectiveRulesSchema, required=True, **_doc("The rules it plays by"))
     fairness = fields.Nested(FairnessSchema, required=True, **_doc("The shuffle's commitment"))
+    invite = fields.String(
+        **_doc("A game with open seats only: what a joiner needs (unless the game is public), "
+               "shown only here. Pass it on in a link's #fragment, never in a query string")
+    )  # fmt: skip
     moves = fields.List(
         fields.Nested(MoveOutSchema),
         required=True,
@@ -502,6 +525,12 @@ class MoveResultSchema(Schema):
         **_doc("Every move this request applied: yours first, then the bots' replies"),
     )
     state = fields.Nested(ViewSchema, required=True, **_doc("Your view after those moves"))
+
+
+class ResignedSchema(Schema):
+    """The caller's view of the match it just resigned."""
+
+    state = fields.Nested(ViewSchema, required=True, **_doc("Your view: the match is over"))
 
 
 class MovesSchema(Schema):

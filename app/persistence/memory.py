@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from app.services.errors import ConcurrentUpdate
 from app.services.log import EventRecord, RawEvent
-from app.services.model import ACTIVE, GameRecord, GameSummary, Progress, Seat
+from app.services.model import ACTIVE, WAITING, GameRecord, GameSummary, Progress, Seat
 from app.services.unit_of_work import AbstractUnitOfWork, GameRepository, StoredResult
 
 
@@ -52,6 +52,13 @@ class MemoryGameRepository(GameRepository):
         saved.new_events.clear()
         self.pending.games[game.id] = saved
         self.pending.logs.setdefault(game.id, []).extend(game.new_events)
+
+    def take_due(self, now: datetime, skip: Set[str]) -> GameRecord | None:
+        due = [g for g in self.store.games.values()
+               if g.deadline is not None and g.deadline <= now and g.id not in skip]  # fmt: skip
+        if not due:
+            return None
+        return _loaded(min(due, key=lambda game: game.deadline or now))
 
     def game_of_token(self, token_hash: str) -> str | None:
         for game in self.store.games.values():
@@ -97,6 +104,7 @@ class MemoryGameRepository(GameRepository):
     ) -> list[GameSummary]:
         games = sorted(self.store.games.values(), key=lambda g: (g.created_at, g.id), reverse=True)
         chosen = [g for g in games if (status is None or g.status == status)
+                  and (g.status != WAITING or g.public)
                   and (before is None or (g.created_at, g.id) < before)]  # fmt: skip
         return [_summary(game) for game in chosen[:limit]]
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    Boolean,
     DateTime,
     ForeignKey,
     Index,
@@ -16,6 +17,7 @@ from sqlalchemy import (
     MetaData,
     String,
     Text,
+    false,
     text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -59,10 +61,18 @@ class GameRow(Base):
     last_hash: Mapped[str] = mapped_column(String(64))  # hash of event ``version``
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    # When the sweeper must act, if nobody does first: the turn clock of an active game, the
+    # end of a waiting game nobody joined. Stored, so a restart of every process loses none.
+    deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    invite_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)  # SHA-256
+    public: Mapped[bool] = mapped_column(  # joinable without the invite
+        Boolean, default=False, server_default=false()
+    )
 
     __table_args__ = (
         Index("ix_games_status_created", "status", "created_at"),
         Index("ix_games_created", "created_at"),
+        Index("ix_games_deadline", "deadline"),
     )
 
 

@@ -3,18 +3,18 @@ seats, a version-checked UPDATE in front of the hash-chained log, bulk inserts."
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Table, Text, bindparam, cast, insert, select, update
+from sqlalchemy import Table, Text, bindparam, cast, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.persistence.models import EventRow, GameRow, IdempotentResponseRow, SeatRow
 from app.services.errors import ConcurrentUpdate
 from app.services.log import EventRecord, RawEvent
-from app.services.model import ACTIVE, GameRecord, GameSummary, Progress, Seat
+from app.services.model import ACTIVE, WAITING, GameRecord, GameSummary, Progress, Seat
 from app.services.unit_of_work import GameRepository, StoredResult
 
 GAMES: Table = GameRow.__table__  # type: ignore[assignment]
@@ -23,10 +23,11 @@ EVENTS: Table = EventRow.__table__  # type: ignore[assignment]
 IDEMPOTENT: Table = IdempotentResponseRow.__table__  # type: ignore[assignment]
 # The columns of a game's row that the record holds as they are.
 _RECORD_COLUMNS = ("id", "status", "version", "server_seed", "commitment", "client_seed",
-                   "custom_deck", "winner", "last_hash", "created_at", "updated_at")  # fmt: skip
+                   "custom_deck", "winner", "last_hash", "created_at", "updated_at",
+                   "deadline", "invite_hash", "public")  # fmt: skip
 # What a move, a join or a deal can change in a game's row.
 _CHANGING_COLUMNS = ("status", "version", "snapshot", "score_0", "score_1", "client_seed",
-                     "winner", "last_hash", "updated_at")  # fmt: skip
+                     "winner", "last_hash", "updated_at", "deadline")  # fmt: skip
 _CHANGING_RECORD_COLUMNS = [name for name in _CHANGING_COLUMNS if name in _RECORD_COLUMNS]
 _SEAT_COLUMNS = ("seat", "name", "bot", "seed", "token_hash")
 
@@ -77,6 +78,7 @@ class SqlGameRepository(GameRepository):
         first = rows[0]
         seats = [Seat(**{name: row[SEATS.c[name]] for name in _SEAT_COLUMNS}) for row in rows]
         fields = {name: first[GAMES.c[name]] for name in _RECORD_COLUMNS}
+        fields["deadline"] = _utc(fields["deadline"])
         return GameRecord(**fields, seats=seats, snapshot=first[GAMES.c.snapshot])
 
     def add(self, game: GameRecord) -> None:
@@ -112,6 +114,18 @@ class SqlGameRepository(GameRepository):
             self.session.execute(_INSERT_EVENTS, rows)
             self.appended[game.id] = game.version
 
+    def take_due(self, now: datetime, skip: Set[str]) -> GameRecord | None:
+        """The game whose deadline passed longest ago, locked for this transaction; on
+        PostgreSQL one another transaction holds is passed over (SKIP LOCKED), so sweepers
+        in many processes share the work. SQLite has no row locks: its writers are
+        serialised, and the version check in ``save`` stops a second one."""
+        query = select(GAMES.c.id).where(GAMES.c.deadline.is_not(None), GAMES.c.deadline <= now)
+        if skip:
+            query = query.where(GAMES.c.id.not_in(sorted(skip)))
+        query = query.order_by(GAMES.c.deadline).limit(1).with_for_update(skip_locked=True)
+        game_id = self.session.scalars(query).first()
+        return self.get(game_id, for_update=True) if game_id is not None else None
+
     def game_of_token(self, token_hash: str) -> str | None:
         query = select(SEATS.c.game_id).where(SEATS.c.token_hash == token_hash).limit(1)
         return self.session.scalars(query).first()
@@ -146,6 +160,8 @@ class SqlGameRepository(GameRepository):
         names = ("id", "status", "version", "created_at", "score_0", "score_1", "winner")
         columns = [GAMES.c[name] for name in names]
         query = select(*columns, GAMES.c.custom_deck.is_not(None).label("custom_deck"))
+        # A waiting game that is not public is joined by its invite only: not listed.
+        query = query.where(or_(GAMES.c.status != WAITING, GAMES.c.public))
         if status:
             query = query.where(GAMES.c.status == status)
         if before is not None:
@@ -227,6 +243,13 @@ def _event_row(record: EventRecord) -> Mapping[str, Any]:
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+def _utc(moment: datetime | None) -> datetime | None:
+    """SQLite hands back stored UTC times without their zone."""
+    if moment is None or moment.tzinfo is not None:
+        return moment
+    return moment.replace(tzinfo=UTC)
 
 
 def _storable(text: str) -> bool:

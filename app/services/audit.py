@@ -13,6 +13,7 @@ from app.engine import OVER
 from app.engine.fairness import ALGORITHM
 from app.services import audit_cache
 from app.services.access import load, seat_of
+from app.services.deadlines import load_settled, utc_now
 from app.services.errors import GameNotFinished, InvalidRequest
 from app.services.log import (
     CARD_PLAYED,
@@ -25,7 +26,7 @@ from app.services.log import (
     replay_log,
 )
 from app.services.logged_fairness import from_log
-from app.services.model import ACTIVE, FINISHED, GameRecord
+from app.services.model import ACTIVE, CANCELLED, FINISHED, GameRecord
 from app.services.unit_of_work import AbstractUnitOfWork
 from app.services.verification import parsed, start_state, verify_log
 from app.services.views import complete_view, game_view
@@ -34,10 +35,13 @@ EVENTS_PAGE = 200  # events per page of /events unless ?limit= says fewer (at mo
 EVENTS_MAX = 1000
 
 
-def view(uow: AbstractUnitOfWork, game_id: str, token: str | None) -> dict[str, Any]:
-    """The game as the caller (a seat's token, or none: a spectator) may see it."""
+def view(
+    uow: AbstractUnitOfWork, game_id: str, token: str | None, now: datetime | None = None
+) -> dict[str, Any]:
+    """The game as the caller (a seat's token, or none: a spectator) may see it; a
+    deadline that has passed is settled first."""
     with uow:
-        game = load(uow, game_id)
+        game = load_settled(uow, game_id, now or utc_now())
         return game_view(game, seat_of(uow, game, token))
 
 
@@ -111,6 +115,8 @@ def replay_step(uow: AbstractUnitOfWork, game_id: str, step: int) -> ReplayStep:
         state = replay_log(game.state.rules, game.players, prefix)
         version = prefix[-1].seq if prefix else 0
     status = FINISHED if state.phase == OVER else ACTIVE
+    if game.status == CANCELLED:  # never dealt: the state is the empty table
+        status = CANCELLED
     return ReplayStep(step, total, complete_view(game, state, status, version))
 
 

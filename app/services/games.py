@@ -11,15 +11,16 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app import metrics
-from app.engine import Card, Play
+from app.engine import Card, GameNotActive, Play, Resign
 from app.engine.fairness import ALGORITHM
 from app.engine.game import check_turn
-from app.services.access import load, seat_of, seated
+from app.services.access import seat_of, seated
 from app.services.creation import Player, checked_deck, checked_rules, new_game, seat_players
-from app.services.errors import GameFull, IdempotencyConflict, VersionMismatch
+from app.services.deadlines import DEFAULT_WAITING_SECONDS, load_settled, restamp, utc_now
+from app.services.errors import Forbidden, GameFull, IdempotencyConflict, VersionMismatch
 from app.services.log import SEAT_JOINED
-from app.services.model import WAITING, GameRecord
-from app.services.tokens import hash_token, new_token
+from app.services.model import ACTIVE, WAITING, GameRecord
+from app.services.tokens import hash_token, new_token, same_hash
 from app.services.turns import Moves, advance, execute, replies_deadline, start
 from app.services.unit_of_work import AbstractUnitOfWork, StoredResult, retrying
 from app.services.views import game_view
@@ -35,6 +36,7 @@ class Created:
     moves: Moves  # what bots played inside this request
     state: dict[str, Any]  # the creator's view
     bots_only: bool = False  # to be played in the background (app.bot_runner)
+    invite: str | None = None  # a game with open seats: what a joiner needs, shown once
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,11 +66,16 @@ class Access:
 
 
 def check_access(
-    uow: AbstractUnitOfWork, game_id: str, token: str | None, seated_only: bool = False
+    uow: AbstractUnitOfWork,
+    game_id: str,
+    token: str | None,
+    seated_only: bool = False,
+    now: datetime | None = None,
 ) -> Access:
-    """Refuse an unknown game, then a bad token; one query on the way of every poll."""
+    """Refuse an unknown game, then a bad token; one query on the way of every poll (and
+    a write first when a deadline has passed: it is settled)."""
     with uow:
-        game = load(uow, game_id)
+        game = load_settled(uow, game_id, now or utc_now())
         seat = seated(uow, game, token) if seated_only else seat_of(uow, game, token)
         return Access(seat, game.version)
 
@@ -78,16 +85,28 @@ def create_game(
     players: Sequence[Player],
     rules: Mapping[str, Any] | None = None,
     deck: Sequence[str] | None = None,
+    public: bool = False,
+    waiting_seconds: int = DEFAULT_WAITING_SECONDS,
+    now: datetime | None = None,
 ) -> Created:
     """A new game; one with no open seat deals at once and its bots play their turns (but
-    a game of bots alone, which is played in the background: a match may take minutes)."""
+    a game of bots alone, which is played in the background: a match may take minutes).
+    One with open seats answers an invite that joining needs, unless it is ``public``; it
+    waits ``waiting_seconds`` for its players before it ends cancelled."""
+    now = now or utc_now()
     checked = checked_rules(rules, players)
     seats, tokens = seat_players(players)
     game = new_game(checked, seats, checked_deck(deck, players))
+    game.public = public
     bots_only = all(seat.bot for seat in seats)
+    invite = None
     moves: Moves = []
-    if not any(seat.is_open for seat in seats):
+    if any(seat.is_open for seat in seats):
+        invite = new_token()
+        game.invite_hash = hash_token(invite)
+    else:
         start(game, moves, play_bots=not bots_only)
+    restamp(game, now, waiting_seconds)
     retrying(lambda: _add(uow, game), attempts=1)  # a clash of new ids is a Busy, not a 500
     metrics.game_created()
     metrics.moves_applied(len(moves))
@@ -104,6 +123,7 @@ def create_game(
         moves=moves,
         state=game_view(game, min(tokens) if tokens else None),
         bots_only=bots_only,
+        invite=invite,
     )
 
 
@@ -111,22 +131,35 @@ def _token_of(tokens: dict[int, str], seat: int) -> dict[str, str]:
     return {"token": tokens[seat]} if seat in tokens else {}
 
 
-def join_game(uow: AbstractUnitOfWork, game_id: str, name: str, seed: str | None = None) -> Joined:
-    """Take the lowest open seat; the game deals once the last one is taken."""
+def join_game(
+    uow: AbstractUnitOfWork,
+    game_id: str,
+    name: str,
+    seed: str | None = None,
+    invite: str | None = None,
+    waiting_seconds: int = DEFAULT_WAITING_SECONDS,
+    now: datetime | None = None,
+) -> Joined:
+    """Take the lowest open seat with the game's invite (a public game needs none); the
+    game deals once the last one is taken, else waits ``waiting_seconds`` more."""
+    moment = now or utc_now()
     replies_by = replies_deadline()  # for every retry together
 
     def attempt() -> Joined:
         with uow:
-            game = load(uow, game_id, for_update=True)
+            game = load_settled(uow, game_id, moment, for_update=True)
             open_seats = [s for s in game.seats if s.is_open]
-            if game.status != WAITING or not open_seats:
+            if game.status != WAITING or not open_seats:  # public facts: no secret needed
                 raise GameFull("every seat of this game is taken")
+            if not game.public and not _invited(game, invite):
+                raise Forbidden("joining this game needs its invite")
             token = new_token()
             game.seat_player(open_seats[0], name, seed, hash_token(token))
             game.record(SEAT_JOINED, {"seat": open_seats[0].seat, "name": name, "seed": seed})
             moves: Moves = []
             if len(open_seats) == 1:
                 start(game, moves, replies_by=replies_by)
+            restamp(game, moment, waiting_seconds)
             _save(uow, game)
             uow.commit()
             return Joined(open_seats[0].seat, token, moves, game_view(game, open_seats[0].seat))
@@ -145,19 +178,23 @@ class PlayCard:
     idempotency_key: str | None = None
 
 
-def play_card(uow: AbstractUnitOfWork, command: PlayCard) -> Played:
+def play_card(uow: AbstractUnitOfWork, command: PlayCard, now: datetime | None = None) -> Played:
     """Play the caller's card, then any bot replies. API.md's order of checks: game,
-    token, card code, stored idempotent answer, then turn, version and hand."""
+    token, card code, stored idempotent answer, then turn, version and hand. A turn whose
+    clock ran out was played for its seat before this card is looked at."""
+    moment = now or utc_now()
     replies_by = replies_deadline()  # for every retry together
-    played = retrying(lambda: _play_card_once(uow, command, replies_by))
+    played = retrying(lambda: _play_card_once(uow, command, moment, replies_by))
     if not played.replayed:
         metrics.moves_applied(len(played.moves))
     return played
 
 
-def _play_card_once(uow: AbstractUnitOfWork, command: PlayCard, replies_by: float) -> Played:
+def _play_card_once(
+    uow: AbstractUnitOfWork, command: PlayCard, now: datetime, replies_by: float
+) -> Played:
     with uow:
-        game = load(uow, command.game_id, for_update=True)
+        game = load_settled(uow, command.game_id, now, for_update=True)
         seat = seated(uow, game, command.token)
         card = Card.parse(command.card)
         fingerprint = _fingerprint({"card": command.card})
@@ -173,12 +210,43 @@ def _play_card_once(uow: AbstractUnitOfWork, command: PlayCard, replies_by: floa
         moves: Moves = []
         execute(game, Play(seat, card), moves)
         advance(game, moves, replies_by=replies_by)
+        restamp(game, now)
         _save(uow, game)
         played = Played(moves, game_view(game, seat))
         if key is not None:
             uow.games.store_result(game.id, seat, key, StoredResult(fingerprint, played.to_dict()))
         uow.commit()
         return played
+
+
+@dataclass(frozen=True, slots=True)
+class ResignedGame:
+    state: dict[str, Any]  # the caller's view of the finished match
+
+
+def resign_game(
+    uow: AbstractUnitOfWork, game_id: str, token: str | None, now: datetime | None = None
+) -> ResignedGame:
+    """The caller's side loses now: the match is over and its seed revealed."""
+    moment = now or utc_now()
+
+    def attempt() -> ResignedGame:
+        with uow:
+            game = load_settled(uow, game_id, moment, for_update=True)
+            seat = seated(uow, game, token)
+            if game.status != ACTIVE:
+                raise GameNotActive("only a match being played can be resigned")
+            execute(game, Resign(seat), [])
+            restamp(game, moment)
+            _save(uow, game)
+            uow.commit()
+            return ResignedGame(game_view(game, seat))
+
+    return retrying(attempt)
+
+
+def _invited(game: GameRecord, invite: str | None) -> bool:
+    return invite is not None and same_hash(game.invite_hash, hash_token(invite))
 
 
 def _fingerprint(body: dict[str, Any]) -> str:

@@ -26,6 +26,7 @@ GENESIS_HASH = "0" * 64
 GAME_CREATED = "GameCreated"
 SEAT_JOINED = "SeatJoined"
 SEED_REVEALED = "SeedRevealed"
+GAME_CANCELLED = "GameCancelled"  # a waiting game nobody joined in time
 ROUND_DEALT = "RoundDealt"
 CARD_PLAYED = "CardPlayed"
 # Every type of entry the log can hold (openapi.yaml's EventType): a new one goes here too.

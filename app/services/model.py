@@ -13,7 +13,9 @@ from app.services.log import EventRecord, engine_record_data
 WAITING = "waiting"
 ACTIVE = "active"
 FINISHED = "finished"
-STATUSES = (WAITING, ACTIVE, FINISHED)
+CANCELLED = "cancelled"  # a waiting game nobody joined in time (API.md item 15)
+STATUSES = (WAITING, ACTIVE, FINISHED, CANCELLED)
+OVER_STATUSES = (FINISHED, CANCELLED)  # the seed is revealed, the whole log is open
 
 
 @dataclass(slots=True)
@@ -51,6 +53,11 @@ class GameRecord:
     seats: list[Seat]
     snapshot: dict[str, Any] | None = None  # the stored state, unpacked on first use
     state_now: GameState | None = None
+    # When the sweeper acts if nobody does first: the turn clock of an active game, the
+    # end of a waiting one (see ``deadlines``). UTC.
+    deadline: datetime | None = None
+    invite_hash: str | None = None  # a game with open seats: its invite, hashed
+    public: bool = False  # joinable without the invite, and listed while waiting
     loaded_version: int = field(init=False)
     new_events: list[EventRecord] = field(init=False, default_factory=list)
     changed_seats: set[int] = field(init=False, default_factory=set)
@@ -72,7 +79,7 @@ class GameRecord:
 
     @property
     def is_over(self) -> bool:
-        return self.status == FINISHED
+        return self.status in OVER_STATUSES
 
     def record(self, kind: str, data: dict[str, Any]) -> EventRecord:
         """Append an entry to the log, chained to the one before it."""

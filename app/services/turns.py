@@ -14,11 +14,14 @@ from app.engine import (
     DEALING,
     OVER,
     PLAYING,
+    TAKEOVER_BOT,
     Card,
     CardPlayed,
     Deal,
     MatchEnded,
     Play,
+    Resign,
+    TimeOut,
     apply,
     decide,
     observe,
@@ -67,7 +70,7 @@ def advance(
         if state.phase == DEALING:
             execute(game, Deal(*_deck_for(game, state.round + 1)), moves)
             continue
-        bot = game.seats[state.turn].bot if state.turn is not None else None
+        bot = bot_of(game, state.turn) if state.turn is not None else None
         if state.phase != PLAYING or state.turn is None or bot is None:
             return
         started = time.perf_counter()
@@ -77,7 +80,15 @@ def advance(
         execute(game, Play(state.turn, card), moves)
 
 
-def execute(game: GameRecord, command: Deal | Play, moves: Moves) -> None:
+def bot_of(game: GameRecord, seat: int) -> str | None:
+    """The bot that plays ``seat``: its own, or the one that took it after its timeouts."""
+    own = game.seats[seat].bot
+    if own is None and seat in game.state.taken_by_bot:
+        return TAKEOVER_BOT
+    return own
+
+
+def execute(game: GameRecord, command: Deal | Play | TimeOut | Resign, moves: Moves) -> None:
     """Decide, apply and log ``command``'s events; the engine refuses bad ones."""
     for event in decide(game.state, command):
         apply(game.state, event)
@@ -94,6 +105,10 @@ def _finish(game: GameRecord, winner: int | None) -> None:
     """The match is over: record the winner and reveal the seed that made the decks."""
     game.status = FINISHED
     game.winner = winner
+    reveal_seed(game)
+
+
+def reveal_seed(game: GameRecord) -> None:
     game.record(
         SEED_REVEALED,
         {"algorithm": ALGORITHM, "server_seed": game.server_seed, "client_seed": game.client_seed},

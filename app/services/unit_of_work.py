@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime
 from types import TracebackType
@@ -42,6 +42,11 @@ class GameRepository(abc.ABC):
     def save(self, game: GameRecord) -> None:
         """Write a loaded game back with its new log entries, only if nobody moved it on
         since it was loaded (else ``ConcurrentUpdate``)."""
+
+    @abc.abstractmethod
+    def take_due(self, now: datetime, skip: Set[str]) -> GameRecord | None:
+        """A game whose deadline is ``now`` or earlier (none in ``skip``), for update; one
+        another transaction holds is passed over, so many sweepers share the work."""
 
     @abc.abstractmethod
     def game_of_token(self, token_hash: str) -> str | None:

@@ -59,7 +59,7 @@ def test_a_summary_names_the_game_its_seats_scores_and_winner(client):
 @pytest.mark.parametrize("status", ["waiting", "active", "finished"])
 def test_the_status_filter_lists_only_games_in_that_status(client, status):
     games = {
-        "waiting": create(client, [{"name": "Amira"}, {"open": True}]),
+        "waiting": create(client, [{"name": "Amira"}, {"open": True}], public=True),
         "active": human_vs_bot(client)[0],
         "finished": finished_bot_game(client),
     }

@@ -136,7 +136,10 @@ def test_the_version_grows_with_every_applied_move(client):
 def test_the_creation_and_join_responses_send_the_etag_too(client):
     response = client.post("/games", json={"players": [{"name": "Amira"}, {"open": True}]})
     assert response.headers["ETag"] == f'"{response.get_json()["state"]["version"]}"'
-    joined = client.post(f"/games/{response.get_json()['id']}/join", json={"name": "Badr"})
+    created = response.get_json()
+    joined = client.post(
+        f"/games/{created['id']}/join", json={"name": "Badr", "invite": created["invite"]}
+    )
     assert joined.headers["ETag"] == f'"{joined.get_json()["state"]["version"]}"'
     assert joined.get_json()["state"]["version"] > response.get_json()["state"]["version"]
 

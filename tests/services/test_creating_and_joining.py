@@ -76,9 +76,9 @@ def test_a_deck_with_a_repeated_card_is_refused_and_nothing_is_stored(uow):
 def test_joining_takes_the_lowest_open_seat_and_the_last_join_deals(uow):
     open_seats = [Player(name="Amira"), Player(open=True), Player(bot="greedy"), Player(open=True)]
     created = games.create_game(uow, open_seats)
-    first = games.join_game(uow, created.game_id, "Badr", seed="b")
+    first = games.join_game(uow, created.game_id, "Badr", seed="b", invite=created.invite)
     assert first.seat == 1 and first.state["status"] == "waiting"
-    last = games.join_game(uow, created.game_id, "Chadi")
+    last = games.join_game(uow, created.game_id, "Chadi", invite=created.invite)
     assert last.seat == 3 and last.state["status"] == "active" and len(last.state["hand"]) == 4
     assert audit.fairness(uow, created.game_id)["client_seed"] is not None
 

@@ -1,0 +1,92 @@
+"""Deadlines under the real server (``gunicorn app.wsgi:app``, as ``make run`` starts it, on
+the embedded SQLite default): a turn clock runs out while nobody sends a request and the
+server plays the turn by itself; a restart of every process loses no deadline.
+
+Nothing asks about the clocked game while its clock runs: the log is read straight from the
+database file, so the move can only have come from the sweeper.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+import requests
+from sqlalchemy import create_engine, text
+
+from .servers import Gunicorn, migrate
+
+pytestmark = [pytest.mark.slow]
+
+TURN_SECONDS = 5  # the shortest clock the API allows
+
+
+def timeouts_in_the_file(url: str, game_id: str) -> list[dict[str, Any]]:
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            rows = connection.execute(
+                text(
+                    "SELECT data FROM events WHERE game_id = :id AND type = 'TurnTimedOut' "
+                    "ORDER BY seq"
+                ),  # fmt: skip
+                {"id": game_id},
+            )
+            return [json.loads(row[0]) if isinstance(row[0], str) else row[0] for row in rows]
+    finally:
+        engine.dispose()
+
+
+def clocked_game(server: Gunicorn) -> str:
+    response = requests.post(
+        f"{server.url}/games",
+        json={
+            "players": [{"name": "Amira"}, {"name": "Badr"}],
+            "rules": {"turn_seconds": TURN_SECONDS},
+        },  # fmt: skip
+        timeout=10,
+    )
+    assert response.status_code == 201, response.text
+    assert response.json()["state"]["deadline"]
+    game_id: str = response.json()["id"]
+    return game_id
+
+
+def wait_for_timeout(url: str, game_id: str, within: float) -> list[dict[str, Any]]:
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        found = timeouts_in_the_file(url, game_id)
+        if found:
+            return found
+        time.sleep(0.25)
+    return []
+
+
+def test_a_clock_runs_out_with_no_request_and_survives_a_restart(tmp_path):
+    url = f"sqlite:///{tmp_path / 'basra.sqlite3'}"
+    migrate(url)
+    server = Gunicorn(url, tmp_path, workers=2)
+    server.env["SWEEP_INTERVAL_SECONDS"] = "0.5"
+    server.env.pop("SWEEPER", None)  # the served default: on
+    try:
+        server.start()
+        left_behind = clocked_game(server)
+        server.stop()  # every process gone before the deadline
+        time.sleep(TURN_SECONDS + 1)
+        assert timeouts_in_the_file(url, left_behind) == []  # nothing ran it meanwhile
+        server.start()
+        found = wait_for_timeout(url, left_behind, within=10)
+        assert found and found[0]["seat"] == 0, server.log()[-2000:]
+
+        started = time.monotonic()
+        game_id = clocked_game(server)  # then not a single request about it
+        found = wait_for_timeout(url, game_id, within=TURN_SECONDS + 10)
+        waited = time.monotonic() - started
+        assert found and found[0]["seat"] == 0 and found[0]["in_a_row"] == 1
+        assert waited >= TURN_SECONDS - 0.5, waited
+        verify = requests.get(f"{server.url}/games/{game_id}/verify", timeout=10).json()
+        assert verify["ok"], verify
+    finally:
+        server.stop()
