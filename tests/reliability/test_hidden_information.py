@@ -103,7 +103,10 @@ class Player:
         self.keep(creator, created["state"]["version"], response)
         self.stream = LiveReader(self.client, f"/games/{self.game_id}/stream")
         if late:
-            joined = self.request("post", f"/games/{self.game_id}/join", json={"name": "Late"})
+            invite = created["invite"]  # the game is not public: joining needs it
+            joined = self.request(
+                "post", f"/games/{self.game_id}/join", json={"name": "Late", "invite": invite}
+            )
             assert joined.status_code == 201, joined.get_json()
             body = self.keep(None, joined.get_json()["state"]["version"], joined)
             self.tokens[body["seat"]] = body["token"]
