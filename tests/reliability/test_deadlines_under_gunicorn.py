@@ -31,7 +31,7 @@ def timeouts_in_the_file(url: str, game_id: str) -> list[dict[str, Any]]:
                 text(
                     "SELECT data FROM events WHERE game_id = :id AND type = 'TurnTimedOut' "
                     "ORDER BY seq"
-                ),  # fmt: skip
+                ),
                 {"id": game_id},
             )
             return [json.loads(row[0]) if isinstance(row[0], str) else row[0] for row in rows]
@@ -45,7 +45,7 @@ def clocked_game(server: Gunicorn) -> str:
         json={
             "players": [{"name": "Amira"}, {"name": "Badr"}],
             "rules": {"turn_seconds": TURN_SECONDS},
-        },  # fmt: skip
+        },
         timeout=10,
     )
     assert response.status_code == 201, response.text
