@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime, timedelta
 
+from app import metrics
 from app.engine import TimeOut, turn_deadline
 from app.services.access import load
 from app.services.errors import ConcurrentUpdate, ServiceError
@@ -50,20 +51,27 @@ def restamp(game: GameRecord, now: datetime, waiting_seconds: int | None = None)
     game.deadline = turn_deadline(game.state, now, bots)
 
 
-def settle(game: GameRecord, now: datetime) -> bool:
-    """Act on a deadline that has passed (False: none had). The game is changed in memory
-    only; the caller saves it in its transaction."""
+def settle(game: GameRecord, now: datetime) -> Moves | None:
+    """Act on a deadline that has passed (None: none had); the moves this made, the timed
+    out one first. The game is changed in memory only; the caller saves it."""
     if not is_due(game, now):
-        return False
+        return None
     assert game.deadline is not None
+    moves: Moves = []
     if game.status == WAITING:
         cancel(game, now)
     elif game.status == ACTIVE and game.state.turn is not None:
-        moves: Moves = []
         execute(game, TimeOut(game.state.turn, game.deadline, now), moves)
         advance(game, moves)  # bots reply, the next round is dealt
     restamp(game, now)
-    return True
+    return moves
+
+
+def _count(moves: Moves) -> None:
+    """Metrics, once the transaction that made ``moves`` has committed."""
+    if moves:
+        metrics.turn_timed_out()
+        metrics.moves_applied(len(moves))
 
 
 def cancel(game: GameRecord, now: datetime) -> None:
@@ -91,10 +99,12 @@ def load_settled(
     if not for_update:
         uow.rollback()
         game = load(uow, game_id, for_update=True)
-    if settle(game, now):
+    moves = settle(game, now)
+    if moves is not None:
         try:
             _save(uow, game, now)
             uow.commit()
+            _count(moves)
         except ConcurrentUpdate:  # a sweeper or another request settled it first
             uow.rollback()
     return load(uow, game_id, for_update=for_update)
@@ -126,13 +136,14 @@ def _settle_next(uow: AbstractUnitOfWork, now: datetime, failed: set[str]) -> st
         if game is None:
             return None
         try:
-            settle(game, now)
+            moves = settle(game, now)
         except Exception:  # a bug in one game must not stop the clocks of all the others
             log.exception("could not settle the deadline of game %s", game.id)
             failed.add(game.id)
             return game.id
         _save(uow, game, now)
         uow.commit()
+        _count(moves or [])
         return game.id
 
 

@@ -75,6 +75,10 @@ def _over(data: dict[str, Any], game: GameFacts) -> dict[str, Any]:
     return {"winner": data["winner"], "scores": list(game.scores)}
 
 
+def _cancelled(_data: dict[str, Any], game: GameFacts) -> dict[str, Any]:
+    return {"winner": None, "scores": list(game.scores)}  # nobody joined in time
+
+
 def _timeout(data: dict[str, Any], _game: GameFacts) -> dict[str, Any]:
     return _pick(data, "seat", "card")
 
@@ -92,6 +96,7 @@ MAPPERS: dict[str, tuple[str, Mapper]] = {
     "TurnTimedOut": ("timeout", _timeout),
     "Resigned": ("resigned", _resigned),
     "MatchEnded": ("over", _over),
+    "GameCancelled": ("over", _cancelled),
 }
 
 
