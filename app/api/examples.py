@@ -30,6 +30,10 @@ OPENING_HANDS = [["5D", "9S", "KD", "4C"], ["4S", "QH", "JC", "10C"]]
 OPENING_FLOOR = ["5C", "2H", "3S", "5H"]
 
 
+# The invite in the join example: a real one changes with every recording.
+INVITE_SHOWN = "the invite POST /games answered"
+
+
 def fixed_deck(hands: list[list[str]], floor: list[str]) -> list[str]:
     """A whole deck dealing ``hands`` (seat 0 first) and ``floor`` in round 1, the rest in
     canonical order (the same construction as tests/api/helpers.py's stacked_deck)."""
@@ -58,9 +62,11 @@ class Book:
 
     def exchange(self, operation: str, url: str, body: Any = None, *, status: int,
                  token: str | None = None, headers: dict[str, str] | None = None,
-                 request: tuple[str, str] | None = None) -> dict[str, Any]:  # fmt: skip
+                 request: tuple[str, str] | None = None,
+                 shown: Any = None) -> dict[str, Any]:  # fmt: skip
         """Send ``body`` to ``operation`` (``"POST /games"``) and keep the 2xx answer as its
-        example (the first one kept wins); ``request`` = (name, summary) keeps the body too."""
+        example (the first one kept wins); ``request`` = (name, summary) keeps the body too
+        (``shown`` instead, when the body sent holds a secret that changes every time)."""
         method = operation.split(" ", 1)[0]
         response = self.send(method, url, body, token, headers)
         answer = response.get_json()
@@ -70,7 +76,8 @@ class Book:
         entry.setdefault("responses", {}).setdefault(str(status), answer)
         if request is not None:
             name, summary = request
-            entry.setdefault("requests", {})[name] = {"summary": summary, "value": body}
+            value = body if shown is None else shown
+            entry.setdefault("requests", {})[name] = {"summary": summary, "value": value}
         return dict(answer or {})
 
     def request_only(self, operation: str, name: str, summary: str, body: Any) -> None:
@@ -116,7 +123,16 @@ def record(client: Any) -> dict[str, Any]:
     book.exchange("GET /rules", "/rules", status=200)
     book.exchange("GET /healthz", "/healthz", status=200)
     book.exchange("GET /readyz", "/readyz", status=200)
+    _resign(book)
     return book.examples
+
+
+def _resign(book: Book) -> None:
+    two = {"players": [{"name": "Amira"}, {"name": "Badr"}]}
+    created = book.exchange("POST /games", "/games", two, status=201)
+    url = f"/games/{created['id']}/resign"
+    book.exchange("POST /games/{game_id}/resign", url, status=201,
+                  token=created["seats"][1]["token"])  # fmt: skip
 
 
 def _create_games(book: Book) -> tuple[dict[str, Any], str]:
@@ -157,8 +173,9 @@ def _join(book: Book) -> tuple[str, str, str]:
     game_id = created["id"]
     joined = book.exchange(
         "POST /games/{game_id}/join", f"/games/{game_id}/join",
-        {"name": "Badr", "seed": "b4dr"}, status=201,
-        request=("join", "Take the open seat, with a seed of your own for the shuffle"),
+        {"name": "Badr", "seed": "b4dr", "invite": created["invite"]}, status=201,
+        request=("join", "Take the open seat with the game's invite, and a seed of your own"),
+        shown={"name": "Badr", "seed": "b4dr", "invite": INVITE_SHOWN},
     )  # fmt: skip
     return game_id, joined["token"], created["seats"][0]["token"]
 
@@ -180,6 +197,8 @@ def _refusals(book: Book, game_id: str, amira: str, open_game: str, badr: str,
     book.problem("idempotency_conflict", "POST", moves, {"card": "KD"}, token=amira, headers=key)
     book.problem("payload_too_large", "POST", "/games", raw=b" " * (70 * 1024))
     book.problem("game_full", "POST", f"/games/{open_game}/join", {"name": "Camelia"})
+    private = book.send("POST", "/games", {"players": [{"name": "Amira"}, {"open": True}]})
+    book.problem("forbidden", "POST", f"/games/{private.get_json()['id']}/join", {"name": "Zaki"})
     book.problem("game_not_finished", "GET", f"/games/{open_game}/replay")
     turn = book.client.get(f"/games/{open_game}").get_json()["turn"]
     book.problem("not_your_turn", "POST", f"/games/{open_game}/moves", {"card": "AS"},

@@ -215,7 +215,6 @@ class CreateGameSchema(StrictSchema):
     )
     rules = fields.Nested(RulesSchema, **_doc("Options of RULES.md; left out: the defaults"))
     public = StrictBoolean(
-        load_default=False,
         **_doc("Open seats joinable without the invite, and the game listed while waiting "
                "(default false: only who has the invite can join)"),
     )  # fmt: skip

@@ -60,7 +60,7 @@ def samples() -> dict[str, Any]:
     token = created.seats[0]["token"]
     played = games.play_card(uow, games.PlayCard(created.game_id, token, created.state["hand"][0]))
     waiting = games.create_game(uow, [Player(name="Amira"), Player(open=True)])
-    joined = games.join_game(uow, waiting.game_id, "Badr", seed="b")
+    joined = games.join_game(uow, waiting.game_id, "Badr", seed="b", invite=waiting.invite)
     return {
         "created": created,
         "played": played,

@@ -150,7 +150,8 @@ def test_a_seat_joining_and_the_first_deal_reach_an_open_stream(live):
     reader = LiveReader(live, f"/games/{game['id']}/stream")
     try:
         time.sleep(0.2)
-        joined = live.post(f"/games/{game['id']}/join", json={"name": "Badr", "seed": "s3cret"})
+        body = {"name": "Badr", "seed": "s3cret", "invite": game["invite"]}
+        joined = live.post(f"/games/{game['id']}/join", json=body)
         assert joined.status_code == 201
         got = reader.take(2)
         assert [(r.event, r.data) for r in got] == [
