@@ -54,14 +54,14 @@ def restamp(game: GameRecord, now: datetime, waiting_seconds: int | None = None)
 def settle(game: GameRecord, now: datetime) -> Moves | None:
     """Act on a deadline that has passed (None: none had); the moves this made, the timed
     out one first. The game is changed in memory only; the caller saves it."""
-    if not is_due(game, now):
+    deadline = game.deadline
+    if deadline is None or deadline > now:
         return None
-    assert game.deadline is not None
     moves: Moves = []
     if game.status == WAITING:
         cancel(game, now)
     elif game.status == ACTIVE and game.state.turn is not None:
-        execute(game, TimeOut(game.state.turn, game.deadline, now), moves)
+        execute(game, TimeOut(game.state.turn, deadline, now), moves)
         advance(game, moves)  # bots reply, the next round is dealt
     restamp(game, now)
     return moves
