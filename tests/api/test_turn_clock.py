@@ -41,7 +41,10 @@ def test_a_game_without_a_clock_has_no_deadline(client):
 
 def test_a_bots_turn_and_a_finished_game_have_no_deadline(client):
     body = create(client, [{"bot": "greedy"}, {"bot": "random"}], rules=CLOCK)
-    assert body["status"] == "finished" and body["state"]["deadline"] is None
+    assert body["state"]["deadline"] is None  # bots alone: nobody's clock runs
+    resigned, tokens = stacked_humans(client, HANDS, FLOOR, rules=CLOCK)
+    client.post(f"/games/{resigned['id']}/resign", headers=bearer(tokens[0]))
+    assert view(client, resigned["id"])["deadline"] is None
 
 
 def test_when_the_time_runs_out_the_sweeper_plays_the_card_that_takes_least(app, client):

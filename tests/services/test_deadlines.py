@@ -28,7 +28,7 @@ def clocked(uow: MemoryUnitOfWork, **rules: int) -> tuple[str, list[str]]:
 
 
 def kinds(uow: MemoryUnitOfWork, game_id: str) -> list[str]:
-    return [event["type"] for event in audit.events(uow, game_id, None)]
+    return [event["type"] for event in audit.events(uow, game_id, None)["events"]]
 
 
 def test_the_deadline_is_the_turn_seconds_after_the_last_change(uow):
