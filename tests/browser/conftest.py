@@ -69,8 +69,10 @@ def live_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     from app import create_app
 
     url = f"sqlite:///{tmp_path_factory.mktemp('browser') / 'b.sqlite3'}"
-    app = create_app({"DATABASE_URL": url, "RATE_LIMIT": "off"})
     _migrate(url)
+    # As a served app does: the sweeper plays expired turns with no request (API.md item 13).
+    app = create_app({"DATABASE_URL": url, "RATE_LIMIT": "off", "SWEEPER": True,
+                      "SWEEP_INTERVAL_SECONDS": 0.5})  # fmt: skip
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, name="browser-live-server", daemon=True)
     thread.start()
@@ -80,6 +82,7 @@ def live_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+        app.extensions["basra_sweeper"].stop()
 
 
 class Api:
