@@ -19,6 +19,10 @@ import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+# A generator of its own: drawing from the global one in a background thread would change
+# the random state other code (and hypothesis' checks) rely on, at moments nobody chose.
+_JITTER = random.Random()
+
 log = logging.getLogger("basra.sweeper")
 
 Sweep = Callable[[datetime], int]  # handles what is due at ``now``; returns how many
@@ -59,7 +63,7 @@ class Sweeper:
 
     def _run(self) -> None:
         # Jitter spreads the instances' sweeps so they do not all wake at the same moment.
-        while not self._stop.wait(self.interval * random.uniform(0.75, 1.25)):
+        while not self._stop.wait(self.interval * _JITTER.uniform(0.75, 1.25)):
             try:
                 count = self.sweep_once()
             except Exception:  # a bad moment of the database must not end the thread

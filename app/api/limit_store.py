@@ -21,6 +21,8 @@ from typing import Any
 
 from limits.storage import MovingWindowSupport, Storage
 
+# Its own generator, not the global one shared with the rest of the process.
+_PURGE_DRAW = random.Random()
 SCHEME = "basra-sqlite"
 LONGEST_WINDOW = 86400  # seconds: no limit here counts over more than a day
 PURGE_ODDS = 0.001
@@ -133,7 +135,7 @@ class SqliteFileStorage(Storage, MovingWindowSupport):
             if count + amount > limit:
                 return False
             db.executemany("INSERT INTO hits (key, at) VALUES (?, ?)", [(key, now)] * amount)
-            if random.random() < PURGE_ODDS:  # keys nobody asks about again: drop old hits
+            if _PURGE_DRAW.random() < PURGE_ODDS:  # keys nobody asks about again: drop old hits
                 db.execute("DELETE FROM hits WHERE at <= ?", (now - LONGEST_WINDOW,))
         return True
 

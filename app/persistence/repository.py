@@ -159,7 +159,9 @@ class SqlGameRepository(GameRepository):
     ) -> list[GameSummary]:
         names = ("id", "status", "version", "created_at", "score_0", "score_1", "winner")
         columns = [GAMES.c[name] for name in names]
-        query = select(*columns, GAMES.c.custom_deck.is_not(None).label("custom_deck"))
+        # The deck itself, not ``IS NOT NULL``: a JSON column stores Python's None as JSON
+        # null, which SQL does not count as NULL (52 short codes per fixed game at most).
+        query = select(*columns, GAMES.c.custom_deck)
         # A waiting game that is not public is joined by its invite only: not listed.
         query = query.where(or_(GAMES.c.status != WAITING, GAMES.c.public))
         if status:
@@ -226,7 +228,7 @@ class SqlGameRepository(GameRepository):
 def _summary(game: Any, seats: list[Seat]) -> GameSummary:
     scores = [game["score_0"], game["score_1"]]
     return GameSummary(game["id"], game["status"], game["version"], game["created_at"], seats,
-                       scores, game["winner"], game["custom_deck"])  # fmt: skip
+                       scores, game["winner"], game["custom_deck"] is not None)  # fmt: skip
 
 
 def _stored_state(game: GameRecord) -> dict[str, Any]:

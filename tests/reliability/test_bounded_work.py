@@ -33,8 +33,10 @@ def _wait(condition: Any, timeout: float = 10) -> None:
 def test_the_runner_plays_every_game_in_turn_until_each_ends():
     left = {"a": 3, "b": 1, "c": 2}
     order: list[str] = []
+    all_woken = threading.Event()  # the runner starts on the first wake: hold it till the last
 
     def play(game_id: str, seconds: float) -> bool:
+        all_woken.wait(5)
         order.append(game_id)
         left[game_id] -= 1
         return left[game_id] > 0
@@ -42,6 +44,7 @@ def test_the_runner_plays_every_game_in_turn_until_each_ends():
     runner = BotRunner(play, list, duty=1.0, idle_seconds=0.2)
     for game_id in left:
         runner.wake(game_id)
+    all_woken.set()
     _wait(lambda: not runner.running)
     assert order == ["a", "b", "c", "a", "c", "a"]  # round robin, slice by slice
 

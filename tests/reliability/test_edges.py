@@ -93,7 +93,7 @@ def test_a_name_with_a_control_or_format_character_is_refused(client, name):
 
 def test_names_are_stored_in_nfc_so_one_name_has_one_spelling(client):
     decomposed = "Jose\u0301"  # e + combining acute
-    game = _create(client, {"players": [{"name": decomposed}, {"open": True}]})
+    game = _create(client, {"players": [{"name": decomposed}, {"open": True}], "public": True})
     assert game["seats"][0]["name"] == "Jos\u00e9"
     joined = client.post(f"/games/{game['id']}/join", json={"name": "Zoe\u0308"}).get_json()
     names = [seat["name"] for seat in joined["state"]["seats"]]
@@ -208,7 +208,9 @@ def test_every_answer_with_a_token_or_a_hand_says_no_store(client):
                        headers=bearer(token))  # fmt: skip
     assert move.status_code == 201 and move.headers["Cache-Control"] == "no-store"
     waiting = _create(client, {"players": [{"name": "Amira"}, {"open": True}]})
-    joined = client.post(f"/games/{waiting['id']}/join", json={"name": "Badr"})
+    joined = client.post(
+        f"/games/{waiting['id']}/join", json={"name": "Badr", "invite": waiting["invite"]}
+    )
     assert joined.status_code == 201 and joined.headers["Cache-Control"] == "no-store"
     spectator = client.get(f"/games/{game_id}")
     assert spectator.headers["Cache-Control"] == "no-cache"  # public: may be kept, revalidated

@@ -18,7 +18,7 @@ from .servers import Gunicorn
 from .support import assert_problem, bearer
 
 HUMAN_VS_BOT = {"players": [{"name": "A"}, {"bot": "random"}]}
-WAITING = {"players": [{"name": "A"}, {"open": True}]}
+WAITING = {"players": [{"name": "A"}, {"open": True}], "public": True}  # joined without invite
 
 
 @pytest.fixture(scope="module")
