@@ -108,7 +108,8 @@ def test_a_changed_server_seed_in_the_row_fails_the_commitment_check(app, client
 
 @pytest.mark.parametrize("rechain", [False, True], ids=["naive", "rechained"])
 def test_a_later_round_marked_fixed_fails_the_decks_check(app, client, rechain):
-    game_id = _finished(client)
+    # 60 points can fall in one round; no round has ever brought 201.
+    game_id = _finished(client, rules={"target_score": 201})
     rounds = client.get(f"/games/{game_id}").get_json()["rounds"]
     assert len(rounds) >= 2, "the game must have a second round"
     _rewrite_deal(app, game_id, 2, rechain, fixed=True)

@@ -171,7 +171,7 @@ def test_clients_that_stop_reading_do_not_hold_up_the_others(
 ) -> None:
     one, _ = two_instances
     table = Table(one, target=200)
-    history = Table(one, target=200)
+    history = Table(one, target=10_000)  # 150 moves must not end its match
     for _ in range(150):  # ~50 KiB of records: more than a stalled socket's buffers hold
         history.move(one)
     stalled = [_stalled_stream(one, history.game_id) for _ in range(20)]
