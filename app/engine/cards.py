@@ -73,9 +73,19 @@ _BY_CODE = {str(card): card for card in FULL_DECK}
 SEVEN_OF_DIAMONDS = Card.parse("7D")
 
 
+_CODE_OF = {card: str(card) for card in FULL_DECK}
+
+
 def parse_cards(codes: Iterable[str]) -> tuple[Card, ...]:
-    return tuple(Card.parse(code) for code in codes)
+    # Every stored snapshot and log entry is parsed card by card on each move: look the
+    # canonical codes up in C first, and take the careful way only for what is not one.
+    if not isinstance(codes, list | tuple):
+        codes = list(codes)  # a second pass may be needed
+    try:
+        return tuple(map(_BY_CODE.__getitem__, codes))
+    except (KeyError, TypeError):
+        return tuple(Card.parse(code) for code in codes)
 
 
 def codes(cards: Iterable[Card]) -> list[str]:
-    return [str(card) for card in cards]
+    return list(map(_CODE_OF.__getitem__, cards))

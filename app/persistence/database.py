@@ -9,7 +9,10 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.config import sqlite_path
+from app.persistence.json_codec import json_bytes, json_text
 from app.persistence.liveness import drop_dead_connections
+from app.persistence.postgres import PostgresGameRepository
+from app.persistence.repository import SqlGameRepository
 
 
 def make_engine(database_url: str, **options: Any) -> Engine:
@@ -22,29 +25,20 @@ def make_engine(database_url: str, **options: Any) -> Engine:
         path = sqlite_path(database_url)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-        options.setdefault("json_serializer", _json_text)  # SQLite stores text, not bytes
+        options.setdefault("json_serializer", json_text)  # SQLite stores text, not bytes
         engine = create_engine(database_url, **options)
         event.listen(engine, "connect", _tune_sqlite)
         return engine
     # No pre-ping (a SELECT 1 round trip on every checkout): a poll of the socket finds the
     # connections a restarted server closed (liveness.py).
     options.setdefault("pool_pre_ping", False)
-    options.setdefault("json_serializer", _json_bytes)  # psycopg sends the bytes as they are
+    options.setdefault("json_serializer", json_bytes)  # psycopg sends the bytes as they are
     options.setdefault("pool_size", 5)
     options.setdefault("max_overflow", 5)
     engine = create_engine(database_url, **options)
     if not options["pool_pre_ping"]:
         drop_dead_connections(engine)
     return engine
-
-
-def _json_bytes(value: Any) -> bytes:
-    # Keys that are not strings become strings, as the standard library's json.dumps does.
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
-
-
-def _json_text(value: Any) -> str:
-    return _json_bytes(value).decode()
 
 
 def _tune_sqlite(dbapi_connection: Any, _record: Any) -> None:
@@ -67,6 +61,13 @@ class Database:
 
     def session(self) -> Session:
         return self.sessions()
+
+    def repository(self, session: Session) -> SqlGameRepository:
+        """The games of ``session``: on PostgreSQL, with the hot statements combined and
+        sent by psycopg itself (postgres.py); on SQLite, in process, through SQLAlchemy."""
+        if self.engine.dialect.name == "postgresql":
+            return PostgresGameRepository(session)
+        return SqlGameRepository(session)
 
     def dispose(self) -> None:
         self.engine.dispose()

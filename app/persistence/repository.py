@@ -12,6 +12,7 @@ from sqlalchemy import Table, Text, bindparam, cast, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.persistence.models import EventRow, GameRow, IdempotentResponseRow, SeatRow
+from app.persistence.notifications import announce_versions
 from app.services.errors import ConcurrentUpdate
 from app.services.log import EventRecord, RawEvent
 from app.services.model import ACTIVE, WAITING, GameRecord, GameSummary, Progress, Seat
@@ -113,6 +114,13 @@ class SqlGameRepository(GameRepository):
             rows = [{"game_id": game.id, **_event_row(e)} for e in game.new_events]
             self.session.execute(_INSERT_EVENTS, rows)
             self.appended[game.id] = game.version
+
+    def commit(self) -> None:
+        """Commit the session's transaction, announcing the games it moved on."""
+        # Inside the transaction: the notice goes out exactly when (and if) it commits.
+        announce_versions(self.session, self.appended)
+        self.session.commit()
+        self.appended = {}
 
     def take_due(self, now: datetime, skip: Set[str]) -> GameRecord | None:
         """The game whose deadline passed longest ago, locked for this transaction; on

@@ -18,7 +18,6 @@ from sqlalchemy.exc import (
 from sqlalchemy.orm import Session
 
 from app.persistence.database import Database
-from app.persistence.notifications import announce_versions
 from app.persistence.repository import SqlGameRepository
 from app.persistence.schema import current_revisions, newest_revisions
 from app.services.errors import ConcurrentUpdate, Unavailable
@@ -58,7 +57,7 @@ class SqlUnitOfWork(AbstractUnitOfWork):
 
     def __enter__(self) -> Self:
         self.session = self.database.session()
-        self.games = SqlGameRepository(self.session)
+        self.games = self.database.repository(self.session)
         return self
 
     def __exit__(
@@ -80,11 +79,8 @@ class SqlUnitOfWork(AbstractUnitOfWork):
                 raise service_error from error
 
     def commit(self) -> None:
-        session = self._session()
-        # Inside the transaction: the notice goes out exactly when (and if) it commits.
-        announce_versions(session, self.games.appended)
-        session.commit()
-        self.games.appended = {}
+        self._session()  # inside the `with` block
+        self.games.commit()
 
     def rollback(self) -> None:
         self._session().rollback()
