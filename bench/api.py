@@ -5,12 +5,17 @@ Measures side by side, in one run, on each database (issue 14's goals in bracket
      16 clients each playing whole games against a greedy bot (each move applies the
      client's card and the bot's reply), in alternating phases; the ratio of each pair of
      phases and their median [moves/s >= 0.5 x healthz/s; SQLite's within 10% of PG's];
-  2. move latency p50/p99 over every move phase [p99 <= 50 ms];
-  3. a move early in a long match (target 10000) against one ~110 rounds deep, timed
-     alternately [late / early <= 1.1].
+  2. move latency p50/p99 over every move phase [p99 <= 50 ms]. Those clients send their
+     next move the moment an answer arrives, so by Little's law their mean latency is
+     clients / throughput whatever the server does; hence also
+  2b. latency when the same 16 clients send moves at a steady rate the server can keep up
+     with (--paced, by default half the moves/s just measured), as real players do;
+  3. a move early in a long match (target 10000) against one deep in it (the engine ends a
+     match after 100 rounds: --late-round 99 by default), timed alternately
+     [a move 110 rounds deep <= 1.1 x an early one].
 
 Usage: .venv/bin/python bench/api.py [--seconds 6] [--pairs 3] [--clients 16]
-       [--late-moves 2000] [--databases postgresql,sqlite]
+       [--late-round 99] [--paced 0.5] [--databases postgresql,sqlite]
 PostgreSQL must answer on 127.0.0.1:5432 (a database is created and dropped); SQLite uses a
 file in a temporary directory. Only ever talks to 127.0.0.1.
 """
@@ -21,6 +26,7 @@ import argparse
 import http.client
 import json
 import os
+import random
 import secrets
 import socket
 import statistics
@@ -128,6 +134,26 @@ def play_load(port: int, target: int = 101):
     return work
 
 
+def paced_load(port: int, interval: float, target: int = 101):
+    """Each client sends a move every ``interval`` seconds (on a fixed schedule, so a slow
+    answer is not hidden by sending the next one later), as long as the phase lasts."""
+
+    def work(deadline: float) -> list[float]:
+        client, times = Client(port), []
+        game_id, token, view = new_game(client, target)
+        next_at = time.perf_counter() + random.uniform(0, interval)  # spread the clients
+        while next_at < deadline:
+            time.sleep(max(0.0, next_at - time.perf_counter()))
+            if view["status"] != "active":
+                game_id, token, view = new_game(client, target)
+            elapsed, view = timed_move(client, game_id, token, view)
+            times.append(elapsed)
+            next_at += interval
+        return times
+
+    return work
+
+
 def new_game(client: Client, target: int) -> tuple[str, str, dict]:
     status, game = client.call(
         "POST",
@@ -146,23 +172,26 @@ def timed_move(client: Client, game_id: str, token: str, view: dict) -> tuple[fl
 
 
 def early_and_late(
-    port: int, late_moves: int, samples: int = 300
+    port: int, late_round: int, samples: int = 300
 ) -> tuple[list[float], list[float], int]:
-    """Moves of a fresh match and of one ``late_moves`` deep, timed alternately."""
+    """Moves of a fresh match and of one played to round ``late_round``, timed alternately
+    (the deep one stops being timed if its match ends)."""
     client = Client(port)
     long_id, long_token, long_view = new_game(client, 10000)
-    for _ in range(late_moves):
+    while long_view["round"] < late_round and long_view["status"] == "active":
         _, long_view = timed_move(client, long_id, long_token, long_view)
+    deep_round = long_view["round"]
     early, late = [], []
     fresh_id, fresh_token, fresh_view = new_game(client, 10000)
     for _ in range(samples):
         elapsed, fresh_view = timed_move(client, fresh_id, fresh_token, fresh_view)
         early.append(elapsed)
-        elapsed, long_view = timed_move(client, long_id, long_token, long_view)
-        late.append(elapsed)
+        if long_view["status"] == "active":
+            elapsed, long_view = timed_move(client, long_id, long_token, long_view)
+            late.append(elapsed)
         if fresh_view["version"] > 400:  # keep the early game early
             fresh_id, fresh_token, fresh_view = new_game(client, 10000)
-    return early, late, long_view["version"]
+    return early, late, deep_round
 
 
 @contextmanager
@@ -215,7 +244,9 @@ def measure(kind: str, args: argparse.Namespace) -> dict[str, float]:
             move_rates.append(len(played) / args.seconds)
             ratios.append(move_rates[-1] / health_rates[-1])
             moves.extend(played)
-        early, late, version = early_and_late(port, args.late_moves)
+        rate = statistics.median(move_rates) * args.paced
+        paced = run_clients(args.clients, args.seconds, paced_load(port, args.clients / rate))
+        early, late, deep_round = early_and_late(port, args.late_round)
     early_ms, late_ms = statistics.median(early) * 1000, statistics.median(late) * 1000
     return {
         "healthz/s": statistics.median(health_rates),
@@ -226,7 +257,10 @@ def measure(kind: str, args: argparse.Namespace) -> dict[str, float]:
         "p99": percentile(moves, 0.99) * 1000,
         "early": early_ms,
         "late": late_ms,
-        "version": version,
+        "round": deep_round,
+        "paced/s": len(paced) / args.seconds,
+        "paced p50": statistics.median(paced) * 1000,
+        "paced p99": percentile(paced, 0.99) * 1000,
         "late/early": late_ms / early_ms,
     }
 
@@ -242,7 +276,10 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=6, help="length of each phase")
     parser.add_argument("--pairs", type=int, default=3, help="healthz/moves phase pairs")
     parser.add_argument("--clients", type=int, default=16)
-    parser.add_argument("--late-moves", type=int, default=2000)
+    parser.add_argument("--late-round", type=int, default=99)
+    parser.add_argument(
+        "--paced", type=float, default=0.5, help="the paced phase's rate, x the moves/s measured"
+    )
     parser.add_argument("--databases", default="postgresql,sqlite")
     parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY", "4")))
     args = parser.parse_args()
@@ -260,9 +297,12 @@ def main() -> int:
         ("moves/s / healthz/s (median of pairs)", "ratio", "{:.2f}", ">= 0.5"),
         ("move latency p50 ms", "p50", "{:.1f}", ""),
         ("move latency p99 ms", "p99", "{:.1f}", "<= 50"),
+        ("paced: moves/s sent at a steady rate", "paced/s", "{:.0f}", ""),
+        ("paced: move latency p50 ms", "paced p50", "{:.1f}", ""),
+        ("paced: move latency p99 ms", "paced p99", "{:.1f}", "<= 50"),
         ("move in a fresh match, median ms", "early", "{:.2f}", ""),
         ("move deep in a match, median ms", "late", "{:.2f}", ""),
-        ("  ... at version", "version", "{:.0f}", ""),
+        ("  ... from round", "round", "{:.0f}", ""),
         ("late / early", "late/early", "{:.2f}", "<= 1.1"),
     ]
     print(f"{'measure':42}" + "".join(f"{kind:>12}" for kind in kinds) + "  target")
