@@ -45,10 +45,10 @@ def _stream_hub(app: Flask, database: Database) -> Any:
     PostgreSQL pushes news of commits (one LISTEN per process); SQLite is polled."""
     from app.persistence import SqlUnitOfWork
     from app.persistence.notifications import Listener
-    from app.services.hub import Hub, Listen, NoticeSource
+    from app.services.hub import Hub, Listen, NoticeSource, OnNotice
 
     def listen(
-        on_notice: Callable[[str, int], None],
+        on_notice: OnNotice,
         on_connect: Callable[[], None],
         wake_every: float,
         on_idle: Callable[[], None],

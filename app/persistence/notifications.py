@@ -1,7 +1,9 @@
 """News of committed events, across processes: PostgreSQL's NOTIFY and one LISTEN per process.
 
 A writer announces ``<game id>:<version>`` on the channel inside the transaction that appends
-the events, so the notice is delivered exactly when (and only if) they commit. A process keeps
+the events, so the notice is delivered exactly when (and only if) they commit. A move's notice
+also carries the public stream records it added (``Notice``), so that with a thousand streams
+in four processes a move costs no process a read of the log. A process keeps
 ONE listening connection (``Listener``), whatever the number of its streams, and hands each
 notice to a callback. SQLite has no such thing: there the callback is fed by polling the
 versions of the games being watched (the ``Watcher`` in app/services/hub.py does that, and
@@ -10,13 +12,18 @@ does it on PostgreSQL too, less often, as a safety net and after a reconnect).
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
+
+from app.services.feed import Page
+from app.services.records import Record
 
 CHANNEL = "basra_games"
 log = logging.getLogger(__name__)
@@ -30,11 +37,47 @@ def announce_versions(session: Session, versions: Mapping[str, int]) -> None:
         session.execute(select(func.pg_notify(CHANNEL, f"{game_id}:{version}")))
 
 
-def parse_notice(payload: str) -> tuple[str, int] | None:
-    game_id, _, version = payload.rpartition(":")
-    if not game_id or not version.isdigit():
+# A notice with its records must fit PostgreSQL's 8,000 bytes; a longer one goes without.
+MAX_NOTICE = 7500
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """``<game id>:<version>``, or, with the public records the commit added (so that no
+    listener need read them from the log), ``<game id>:<version>:<after>:<ended>:<records>``:
+    the records follow version ``after``, ``ended`` is 1 when nothing will follow, and
+    ``records`` is a JSON list of ``[id, event, data]``."""
+
+    game_id: str
+    version: int
+    page: Page | None = None  # the records after ``after``, read up to ``version``
+    after: int | None = None
+
+
+def notice_text(game_id: str, version: int, after: int, ended: bool, records: list[Record]) -> str:
+    """The notice of a commit that moved ``game_id`` from ``after`` to ``version``."""
+    bare = f"{game_id}:{version}"
+    rows = [[record.id, record.event, record.data] for record in records]
+    text = f"{bare}:{after}:{int(ended)}:{json.dumps(rows, separators=(',', ':'))}"
+    return text if len(text.encode()) <= MAX_NOTICE else bare
+
+
+def parse_notice(payload: str) -> Notice | None:
+    parts = payload.split(":", 4)
+    if len(parts) == 2:
+        game_id, version = parts
+        if not game_id or not version.isdigit():
+            return None
+        return Notice(game_id, int(version))
+    if len(parts) != 5 or not all(part.isdigit() for part in parts[1:4]):
         return None
-    return game_id, int(version)
+    game_id, version, after, ended, rows = parts
+    try:
+        records = [Record(int(n), str(event), dict(data)) for n, event, data in json.loads(rows)]
+    except (ValueError, TypeError):
+        return Notice(game_id, int(version))  # the version alone still says what is new
+    page = Page(records, int(version), ended == "1")
+    return Notice(game_id, int(version), page, int(after))
 
 
 def libpq_url(database_url: str) -> str:
@@ -43,14 +86,15 @@ def libpq_url(database_url: str) -> str:
 
 
 class Listener:
-    """One connection that LISTENs, reconnecting for ever; ``on_notice(game_id, version)``
-    for each notice and ``on_connect()`` after each (re)connection, when notices sent while
-    it was away are lost and the caller must look for itself."""
+    """One connection that LISTENs, reconnecting for ever; ``on_notice(game_id, version,
+    after, page)`` for each notice (``page``: the records it carried after ``after``, or
+    None), and ``on_connect()`` after each (re)connection, when notices sent while it was
+    away are lost and the caller must look for itself."""
 
     def __init__(
         self,
         database_url: str,
-        on_notice: Callable[[str, int], None],
+        on_notice: Callable[[str, int, int | None, Page | None], None],
         on_connect: Callable[[], None],
         wake_every: float = 5.0,
         on_idle: Callable[[], None] | None = None,
@@ -88,7 +132,7 @@ class Listener:
                 for notice in connection.notifies(timeout=self.wake_every, stop_after=256):
                     parsed = parse_notice(notice.payload)
                     if parsed is not None:
-                        self.on_notice(*parsed)
+                        self.on_notice(parsed.game_id, parsed.version, parsed.after, parsed.page)
                 if self.on_idle is not None:
                     self.on_idle()
                 connection.execute("SELECT 1")  # notice a dead server even when all is quiet

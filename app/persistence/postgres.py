@@ -34,7 +34,7 @@ from psycopg.types.json import Json
 from sqlalchemy.orm import Session
 
 from app.persistence.json_codec import json_text
-from app.persistence.notifications import CHANNEL
+from app.persistence.notifications import CHANNEL, notice_text
 from app.persistence.repository import (
     _CHANGING_COLUMNS,
     _CHANGING_RECORD_COLUMNS,
@@ -46,8 +46,10 @@ from app.persistence.repository import (
     _stored_state,
 )
 from app.services.errors import ConcurrentUpdate, Unavailable
+from app.services.feed import is_ended
 from app.services.log import EventRecord
 from app.services.model import GameRecord, Seat
+from app.services.records import GameFacts, record_of
 from app.services.unit_of_work import StoredResult
 
 _GAME_COLUMNS = (*_RECORD_COLUMNS, "snapshot")
@@ -156,7 +158,7 @@ class PostgresGameRepository(SqlGameRepository):
         values = {name: getattr(game, name) for name in _CHANGING_RECORD_COLUMNS}
         values |= _stored_state(game)
         values |= {"game_id": game.id, "expected_version": game.loaded_version}
-        values |= _entries(game.new_events) | _notice(game)
+        values |= _entries(game.new_events) | _notice(game, after=game.loaded_version)
         self.held.append((_SAVE, _jsonable(values)))
         for number in sorted(game.changed_seats):
             seat = game.seats[number]
@@ -205,8 +207,15 @@ def _entries(entries: Sequence[EventRecord]) -> dict[str, list[Any]]:
     }
 
 
-def _notice(game: GameRecord) -> dict[str, str]:
-    return {"channel": CHANNEL, "notice": f"{game.id}:{game.version}"}
+def _notice(game: GameRecord, after: int | None = None) -> dict[str, str]:
+    """The NOTIFY of the game's new version; with the public records it added after version
+    ``after`` when that is known (a save), so that listeners need not read them back."""
+    if after is None:
+        return {"channel": CHANNEL, "notice": f"{game.id}:{game.version}"}
+    facts = GameFacts(game.status, tuple(game.state.scores))
+    records = [r for e in game.new_events if (r := record_of(e.seq, e.type, e.data, facts))]
+    text = notice_text(game.id, game.version, after, is_ended(game.status), records)
+    return {"channel": CHANNEL, "notice": text}
 
 
 def _jsonable(row: dict[str, Any]) -> dict[str, Any]:

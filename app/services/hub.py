@@ -39,10 +39,11 @@ class NoticeSource(Protocol):
     def stop(self) -> None: ...
 
 
-# (on_notice(game_id, version), on_connect(), wake_every, on_idle()) -> a source to run
-Listen = Callable[
-    [Callable[[str, int], None], Callable[[], None], float, Callable[[], None]], NoticeSource
-]
+# on_notice(game_id, version, after, page): ``page`` holds the records after version
+# ``after`` when the notice carried them (PostgreSQL's notices do, when they fit), else None.
+OnNotice = Callable[[str, int, int | None, Page | None], None]
+# (on_notice, on_connect(), wake_every, on_idle()) -> a source to run
+Listen = Callable[[OnNotice, Callable[[], None], float, Callable[[], None]], NoticeSource]
 
 
 @dataclass
@@ -58,8 +59,11 @@ class Channel:
     changed: threading.Condition = field(default_factory=threading.Condition)
 
     def keep(self, page: Page) -> None:
-        """Add a page read from ``through`` on (the caller holds ``changed``)."""
+        """Add a page read from ``through`` on (the caller holds ``changed``); records the
+        ring has already (a read and a notice that overlap) are not added twice."""
         for record in page.records:
+            if record.id <= self.through:
+                continue
             if len(self.ring) == RING:
                 self.ring_from = self.ring[0].id
             self.ring.append(record)
@@ -152,22 +156,27 @@ class Hub:
             return None
 
     def _fetch(self, channel: Channel) -> None:
-        """Read the game's new events once for all its streams (the watcher's thread)."""
-        with channel.changed:
-            if channel.fetching or channel.known <= channel.through:
-                return
-            channel.fetching = True
-            through = channel.through
-        try:
-            page = feed.read(self.uow(), channel.game_id, through)
-        except Exception as error:  # the database is away: the next poll tries again
-            log.warning("stream read failed for %s: %s", channel.game_id, type(error).__name__)
-            page = None
-        with channel.changed:
-            channel.fetching = False
-            if page is not None:
+        """Read the game's new events once for all its streams (the watcher's thread), and
+        again while a version announced during a read is still unread."""
+        while True:
+            with channel.changed:
+                if channel.fetching or channel.known <= channel.through:
+                    return
+                channel.fetching = True
+                through = channel.through
+            try:
+                page = feed.read(self.uow(), channel.game_id, through)
+            except Exception as error:  # the database is away: the next poll tries again
+                log.warning("stream read failed for %s: %s", channel.game_id, type(error).__name__)
+                page = None
+            with channel.changed:
+                channel.fetching = False
+                if page is None:
+                    return
                 channel.keep(page)
                 channel.changed.notify_all()
+                if page.through <= through:  # nothing new could be read: wait for news
+                    return
 
     def _join(self, game_id: str, through: int) -> Channel:
         with self.lock:
@@ -190,13 +199,21 @@ class Hub:
                 self.channels.pop(channel.game_id, None)
 
     # ---------------------------------------------------------------- news
-    def notify(self, game_id: str, version: int) -> None:
-        """Game ``game_id`` is at ``version`` now (from NOTIFY or a poll): read what is new."""
+    def notify(
+        self, game_id: str, version: int, after: int | None = None, page: Page | None = None
+    ) -> None:
+        """Game ``game_id`` is at ``version`` now (from NOTIFY or a poll): read what is new,
+        unless the notice brought it (``page``, the records after ``after``) and it follows
+        on from what the channel holds: then every process's streams have it without a read."""
         channel = self.channels.get(game_id)
         if channel is None:
             return
         with channel.changed:
             channel.known = max(channel.known, version)
+            if page is not None and after == channel.through and not channel.fetching:
+                channel.keep(page)
+                channel.changed.notify_all()
+                return
         self._fetch(channel)
 
     def poll(self) -> None:

@@ -16,12 +16,13 @@ from app.services.log import canonical_json, event_hash
 # What a log entry's data is made of: names (any text a player may send, accents, emoji,
 # quotes, backslashes and control characters included), card codes, integers, flags, null.
 leaves = st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=30)
-values = st.recursive(
-    leaves,
-    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=12), inner,
-                                                                 max_size=5),  # fmt: skip
-    max_leaves=25,
-)
+
+
+def _containers(inner: st.SearchStrategy) -> st.SearchStrategy:
+    return st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=12), inner, max_size=5)
+
+
+values = st.recursive(leaves, _containers, max_leaves=25)
 
 
 def standard_library(body: dict[str, Any]) -> bytes:
@@ -35,7 +36,7 @@ def test_the_canonical_text_is_the_standard_librarys(body):
 
 
 def test_a_stored_hash_is_the_one_the_standard_library_gave():
-    data = {"seat": 1, "name": "Amira \u00e9\u0301 \U0001f0a1 \"q\" \\ \n\t\x01", "seed": None}
+    data = {"seat": 1, "name": 'Amira \u00e9\u0301 \U0001f0a1 "q" \\ \n\t\x01', "seed": None}
     body = {"game": "g1", "seq": 2, "type": "SeatJoined", "data": data,
             "at": "2026-11-30T17:00:00.000000Z", "prev": "0" * 64}  # fmt: skip
     expected = hashlib.sha256(standard_library(body)).hexdigest()

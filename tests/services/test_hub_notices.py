@@ -1,0 +1,114 @@
+"""A move's NOTIFY carries its public stream records, so that no process's hub reads the log
+for them: the notice's format, and what the hub does with a notice that brings records."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from app.persistence.notifications import MAX_NOTICE, notice_text, parse_notice
+from app.services.feed import Page
+from app.services.hub import Channel, Hub
+from app.services.records import Record
+
+
+def move(version: int, card: str = "7D") -> Record:
+    data = {"n": version, "round": 1, "seat": 0, "card": card, "captured": [], "basra": None,
+            "version": version}  # fmt: skip
+    return Record(version, "move", data)
+
+
+def test_a_notice_carries_the_records_it_announces():
+    records = [move(8), move(9, "10H"), Record(10, "over", {"winner": 1, "scores": [12, 101]})]
+    notice = parse_notice(notice_text("a1b2", 10, 7, True, records))
+    assert notice is not None and (notice.game_id, notice.version, notice.after) == ("a1b2", 10, 7)
+    assert notice.page is not None and notice.page.ended and notice.page.through == 10
+    assert [(r.id, r.event, r.data, r.json) for r in notice.page.records] == [
+        (r.id, r.event, r.data, r.json) for r in records
+    ]
+
+
+def test_a_bare_notice_still_parses():
+    notice = parse_notice("a1b2:12")
+    assert notice is not None and (notice.game_id, notice.version, notice.page) == (
+        "a1b2",
+        12,
+        None,
+    )
+
+
+@pytest.mark.parametrize("payload", ["", "a1b2", "a1b2:x", ":3", "a1b2:3:x:0:[]", "a:1:2:3"])
+def test_a_notice_that_is_not_one_is_ignored(payload):
+    assert parse_notice(payload) is None
+
+
+def test_records_that_do_not_fit_go_without_the_notice_saying_so():
+    names = [Record(n, "joined", {"seat": n, "name": "x" * 40}) for n in range(1, 400)]
+    text = notice_text("a1b2", 400, 0, False, names)
+    assert len(text.encode()) <= MAX_NOTICE
+    notice = parse_notice(text)
+    assert notice is not None and notice.page is None and notice.version == 400
+
+
+def test_records_with_damaged_json_fall_back_to_the_version():
+    notice = parse_notice('a1b2:9:8:0:[[9,"move",')
+    assert notice is not None and notice.page is None and notice.version == 9
+
+
+def no_reads():
+    raise AssertionError("the hub read the log although the notice brought the records")
+
+
+def watched(hub: Hub, through: int) -> Channel:
+    channel = Channel("g1", through=through, known=through, ring_from=through, watchers=1)
+    hub.channels["g1"] = channel
+    return channel
+
+
+def test_records_that_follow_on_are_kept_without_a_read():
+    hub = Hub(no_reads)
+    channel = watched(hub, 7)
+    woken = threading.Event()
+
+    def waiter():
+        with channel.changed:
+            channel.changed.wait(2)
+            woken.set()
+
+    thread = threading.Thread(target=waiter)
+    thread.start()
+    hub.notify("g1", 9, after=7, page=Page([move(8), move(9)], 9, False))
+    thread.join()
+    assert woken.is_set()
+    assert channel.through == 9 and [r.id for r in channel.after(7).records] == [8, 9]
+
+
+def test_records_that_leave_a_gap_are_read_from_the_log_instead(monkeypatch):
+    reads = []
+
+    class Log:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    def read(uow, game_id, after, limit=500):
+        reads.append(after)
+        return Page([move(6), move(7), move(8), move(9)], 9, False)
+
+    monkeypatch.setattr("app.services.hub.feed.read", read)
+    hub = Hub(Log)
+    channel = watched(hub, 5)
+    hub.notify("g1", 9, after=7, page=Page([move(8), move(9)], 9, False))
+    assert reads == [5]
+    assert [r.id for r in channel.after(5).records] == [6, 7, 8, 9]
+
+
+def test_a_record_kept_already_is_not_kept_twice():
+    channel = Channel("g1", through=7, known=7, ring_from=7)
+    with channel.changed:
+        channel.keep(Page([move(8), move(9)], 9, False))
+        channel.keep(Page([move(9), move(10)], 10, False))  # a read overlapping a notice
+    assert [r.id for r in channel.after(7).records] == [8, 9, 10]
