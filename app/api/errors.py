@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
+import time
 from typing import Any
 
-from flask import Flask, Response, json
+from flask import Flask, Response, current_app, json
 from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
 
@@ -130,10 +132,24 @@ class ProblemApi(Api):
         return problem(code, detail, headers, **extra)
 
 
+def seconds_until(reset: float) -> int:
+    """Retry-After for a limit that frees a slot at ``reset`` (a ``time.time()`` stamp): whole
+    seconds, rounded up so that waiting them is always enough, and at least 1."""
+    return max(1, math.ceil(reset - time.time()))
+
+
 def _retry_after(error: HTTPException) -> int:
+    """How long until the limit flask-limiter found full frees a slot: its window's reset time
+    from the limiter's own count (the limit that refused and the keys it was counted under),
+    not the window's length."""
     limit = getattr(error, "limit", None)
-    try:
-        return max(1, int(limit.limit.get_expiry()))  # type: ignore[union-attr]
+    limiter = current_app.extensions.get("basra_limiter")
+    refused = limiter.current_limit if limiter is not None else None
+    if refused is not None and refused.breached:
+        reset, _ = refused.limiter.get_window_stats(refused.limit, *refused.request_args)
+        return seconds_until(reset)
+    try:  # no count to ask: the whole window is always enough
+        return max(1, math.ceil(limit.limit.get_expiry()))  # type: ignore[union-attr]
     except (AttributeError, TypeError, ValueError):  # no limit object: a minute is safe
         return 60
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import json
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +125,7 @@ def record(client: Any) -> dict[str, Any]:
     book.exchange("GET /healthz", "/healthz", status=200)
     book.exchange("GET /readyz", "/readyz", status=200)
     _resign(book)
+    _time_out(book)
     return book.examples
 
 
@@ -133,6 +135,30 @@ def _resign(book: Book) -> None:
     url = f"/games/{created['id']}/resign"
     book.exchange("POST /games/{game_id}/resign", url, status=201,
                   token=created["seats"][1]["token"])  # fmt: skip
+    _stream(book, created["id"], keep=False)  # ... resigned, over
+
+
+def _time_out(book: Book) -> None:
+    """A game on a turn clock whose first turn runs out: the server plays for the seat (the
+    ``timeout`` record, then its ``move``). Then that seat resigns, so that no clock is left
+    running in the database."""
+    clocked = {"players": [{"name": "Amira"}, {"name": "Badr"}], "rules": {"turn_seconds": 30}}
+    created = book.send("POST", "/games", clocked).get_json()
+    url, token = f"/games/{created['id']}", created["seats"][0]["token"]
+    config = book.client.application.config
+    clock = config["CLOCK"]
+    late = clock() + timedelta(seconds=31)
+    config["CLOCK"] = lambda: late  # the app's clock, as tests set it
+    try:
+        loaded = book.send("GET", url).get_json()  # loading the game plays the expired turn
+    finally:
+        config["CLOCK"] = clock
+    if not loaded or loaded.get("version", 0) <= created["state"]["version"]:
+        raise AssertionError(f"{url}: the expired turn was not played: {loaded}")
+    resigned = book.send("POST", f"{url}/resign", token=token)
+    if resigned.status_code != 201:
+        raise AssertionError(f"{url}/resign: {resigned.status_code} {resigned.get_json()}")
+    _stream(book, created["id"], keep=False)  # ... timeout, move, resigned, over
 
 
 def _create_games(book: Book) -> tuple[dict[str, Any], str]:

@@ -99,12 +99,15 @@ class SqliteFileStorage(Storage, MovingWindowSupport):
         return int(row[0]) if row else 0
 
     def get_expiry(self, key: str) -> float:
+        """When the key's fixed window ends (it started with its first hit); now if it has none
+        or it has ended, as ``limits``' memory store answers."""
+        now = time.time()
         row = (
             self._connection()
-            .execute("SELECT expires FROM counters WHERE key = ?", (key,))
+            .execute("SELECT expires FROM counters WHERE key = ? AND expires > ?", (key, now))
             .fetchone()
         )
-        return float(row[0]) if row else time.time()
+        return float(row[0]) if row else now
 
     def check(self) -> bool:
         try:
@@ -140,6 +143,8 @@ class SqliteFileStorage(Storage, MovingWindowSupport):
         return True
 
     def get_moving_window(self, key: str, limit: int, expiry: int) -> tuple[float, int]:
+        """The oldest hit still in the window and how many there are: the window frees a slot
+        when that hit is ``expiry`` old (``acquire_entry`` drops hits exactly that old)."""
         now = time.time()
         oldest, count = (
             self._connection()

@@ -24,21 +24,19 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
-import math
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Flask, Response, request
+from flask import Blueprint, Flask, Response, g, request
 from flask_limiter import Limiter
 from limits import RateLimitItem, parse
 from limits.storage import Storage
 from limits.strategies import MovingWindowRateLimiter
 
 from app.api import limit_store
-from app.api.errors import problem
+from app.api.errors import problem, seconds_until
 from app.api.requests import bearer_token
 
 BOT_MOVE_COST = {"random": 1, "greedy": 1, "expert": 10}  # ~ CPU per move, greedy = 1
@@ -129,11 +127,10 @@ class Budgets:
     def _refusal(self, item: RateLimitItem, address: str) -> Response:
         scope = "work" if item is self.work else "route"
         reset, _ = self.window.get_window_stats(item, scope, address)
-        retry_after = max(1, math.ceil(reset - time.time()))
         return problem(
             "rate_limited",
             f"rate limit exceeded ({item}); retry later",
-            {"Retry-After": str(retry_after)},
+            {"Retry-After": str(seconds_until(reset))},
         )
 
 
@@ -158,18 +155,37 @@ def bot_work(body: Any) -> int:
     return sum(BOT_MOVE_COST.get(levels.get(move.get("seat")) or "", 0) for move in body["moves"])
 
 
+def _note_retry_after(response: Response) -> Response:
+    if "Retry-After" in response.headers:
+        g.basra_retry_after = response.headers["Retry-After"]
+    return response
+
+
+def _keep_retry_after(response: Response) -> Response:
+    kept = g.pop("basra_retry_after", None)
+    if kept is not None:
+        response.headers["Retry-After"] = kept
+    return response
+
+
 def install_limits(app: Flask, *blueprints: Blueprint) -> Limiter | None:
     address_limit = app.config["RATE_LIMIT"]
     if str(address_limit).strip().lower() == "off":
         return None
     limiter = Limiter(
         key_func=client_address,
-        app=app,
         application_limits=[address_limit],  # one count per address over every route
         storage_uri=storage_uri(app.config),
         headers_enabled=True,
         strategy="moving-window",
     )
+    # flask-limiter's after-request hook rewrites any Retry-After as max(ours, its own reset),
+    # truncated to whole seconds: up to a second short, and for its own limit rather than the
+    # one that refused (a budget's 429, a 503). After-request hooks run last-registered first,
+    # so one registered before it and one after put back what the answer said.
+    app.after_request(_keep_retry_after)
+    limiter.init_app(app)
+    app.after_request(_note_retry_after)
     token_limit = app.config["TOKEN_RATE_LIMIT"]
     for blueprint in blueprints:
         # One count per token over every route of the blueprint (a per-route limit would let a

@@ -4,8 +4,9 @@ This table is the one place that decides it: a log event type maps to one public
 (``joined``, ``dealt``, ``move``, ``round``, ``timeout``, ``resigned``, ``over``) or to
 nothing. A type that is not in the table (``GameCreated``, ``HandsDealt``, ``SeedRevealed``,
 and any type added later until someone maps it) streams nothing, so a new event can never
-leak through the stream by accident. A record repeats only public fields, picked one by one:
-never a hand, a dealt deck, a seed or a legal move.
+leak through the stream by accident. A record repeats only public fields, each mapper picking
+them one by one (a move is the engine's public dict of ``CardPlayed``, as ``/moves`` answers
+it): never a hand, a dealt deck, a seed or a legal move.
 
 To stream a new event type, add a function ``(data, game) -> data or None`` to ``MAPPERS``
 under the record's name in ``RECORD_OF``.
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from app.engine import side_of
+from app.engine import CardPlayed, side_of
 
 # The record names of API.md item 12, in the order a game usually produces them.
 RECORD_NAMES = ("joined", "dealt", "move", "round", "timeout", "resigned", "over")
@@ -63,7 +64,9 @@ def _dealt(data: dict[str, Any], _game: GameFacts) -> dict[str, Any]:
 
 
 def _move(data: dict[str, Any], _game: GameFacts) -> dict[str, Any]:
-    return _pick(data, "n", "round", "seat", "card", "captured", "basra")
+    # API.md's move, as /moves answers it (log.move_of): the engine's own dict of the event,
+    # public through and through; from_dict reads its fields only, so nothing else gets by.
+    return CardPlayed.from_dict(data).to_dict()
 
 
 def _round(data: dict[str, Any], _game: GameFacts) -> dict[str, Any]:
