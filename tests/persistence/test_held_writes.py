@@ -11,7 +11,7 @@ import psycopg
 import pytest
 
 from app.persistence import Database, SqlUnitOfWork
-from app.persistence.notifications import CHANNEL, libpq_url
+from app.persistence.notifications import CHANNEL, libpq_url, parse_notice
 from app.persistence.postgres import PostgresGameRepository
 from app.services import audit, games
 from app.services.creation import Player
@@ -87,7 +87,12 @@ def test_the_winner_of_a_race_is_announced_once(database, backend):
         uow.commit()
     notices = _notices_of(listener, game_id, timeout=1)
     listener.close()
-    assert notices == [f"{game_id}:{game.version}"]
+    assert len(notices) == 1
+    notice = parse_notice(notices[0])
+    assert notice is not None and notice.version == game.version
+    # It carries the move's public record, so that no listener need read the log for it.
+    assert notice.page is not None and notice.after == game.loaded_version
+    assert [record.event for record in notice.page.records] == ["move"]
 
 
 def test_a_use_case_reads_its_own_writes_before_it_commits(database):
