@@ -13,6 +13,7 @@ from app.persistence.json_codec import json_bytes, json_text
 from app.persistence.liveness import drop_dead_connections
 from app.persistence.postgres import PostgresGameRepository
 from app.persistence.repository import SqlGameRepository
+from app.persistence.sqlite import SqliteGameRepository
 
 
 def make_engine(database_url: str, **options: Any) -> Engine:
@@ -63,10 +64,12 @@ class Database:
         return self.sessions()
 
     def repository(self, session: Session) -> SqlGameRepository:
-        """The games of ``session``: on PostgreSQL, with the hot statements combined and
-        sent by psycopg itself (postgres.py); on SQLite, in process, through SQLAlchemy."""
+        """The games of ``session``, with a move's statements sent by the driver itself:
+        combined for PostgreSQL (postgres.py), as they are for SQLite (sqlite.py)."""
         if self.engine.dialect.name == "postgresql":
             return PostgresGameRepository(session)
+        if self.engine.dialect.name == "sqlite":
+            return SqliteGameRepository(session)
         return SqlGameRepository(session)
 
     def dispose(self) -> None:

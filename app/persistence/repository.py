@@ -101,11 +101,14 @@ class SqlGameRepository(GameRepository):
         )
         if result.rowcount != 1:  # type: ignore[attr-defined]
             raise ConcurrentUpdate(game.id)
+        self._save_seats(game)
+        self._append(game)
+
+    def _save_seats(self, game: GameRecord) -> None:
         for number in sorted(game.changed_seats):
             seat = game.seats[number]
             self.session.execute(_SAVE_SEAT, {"seat_game": game.id, "seat_number": number,
                 "name": seat.name, "seed": seat.seed, "token_hash": seat.token_hash})  # fmt: skip
-        self._append(game)
 
     def _append(self, game: GameRecord) -> None:
         """A (game_id, seq) taken already is a lost race (IntegrityError, then

@@ -13,6 +13,7 @@ import pytest
 from app.persistence import Database, SqlUnitOfWork
 from app.persistence.notifications import CHANNEL, libpq_url, parse_notice
 from app.persistence.postgres import PostgresGameRepository
+from app.persistence.sqlite import SqliteGameRepository
 from app.services import audit, games
 from app.services.creation import Player
 from app.services.errors import ConcurrentUpdate
@@ -28,9 +29,10 @@ def database(database_url: str) -> Iterator[Database]:
     db.dispose()
 
 
-def test_postgresql_batches_and_sqlite_does_not(database, backend):
+def test_each_database_has_its_own_move_path(database, backend):
+    kind = {"postgresql": PostgresGameRepository, "sqlite": SqliteGameRepository}[backend]
     with SqlUnitOfWork(database) as uow:
-        assert isinstance(uow.games, PostgresGameRepository) == (backend == "postgresql")
+        assert type(uow.games) is kind
 
 
 def test_a_lost_race_keeps_nothing_of_its_batch(database, backend):

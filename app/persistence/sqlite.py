@@ -1,0 +1,166 @@
+"""SQLite's hot path: a move's statements sent straight to the sqlite3 module.
+
+In process a statement costs SQLite a few microseconds; through SQLAlchemy's execution
+machinery it cost a move about 2 ms of its ~5 (docs/performance.md). Here the load (the
+game's row with its seats as a JSON array, one statement), the version-checked UPDATE, the
+log's INSERT and a stored idempotent answer go to the driver as they are. Values are stored
+and read exactly as SQLAlchemy stores and reads them: every conversion is the column type's
+own bind or result processor for this engine's dialect, taken once. The guarantees are those
+of ``SqlGameRepository``: the UPDATE checks the version it loaded (no row: ``ConcurrentUpdate``),
+the log's primary key refuses a second writer of the same step, and SQLite serialises writers.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from functools import cache
+from typing import Any
+
+import orjson
+from sqlalchemy import Dialect, Table
+from sqlalchemy.orm import Session
+
+from app.persistence.repository import (
+    _CHANGING_COLUMNS,
+    _CHANGING_RECORD_COLUMNS,
+    _RECORD_COLUMNS,
+    _SEAT_COLUMNS,
+    EVENTS,
+    GAMES,
+    IDEMPOTENT,
+    SqlGameRepository,
+    _now,
+    _storable,
+    _stored_state,
+    _utc,
+)
+from app.services.errors import ConcurrentUpdate, Unavailable
+from app.services.log import EventRecord
+from app.services.model import GameRecord, Seat
+from app.services.unit_of_work import StoredResult
+
+_GAME_COLUMNS = (*_RECORD_COLUMNS, "snapshot")
+# json_group_array cannot order what it gathers before SQLite 3.44: the seats are sorted after.
+_LOAD = (
+    f"SELECT {', '.join(_GAME_COLUMNS)}, (SELECT json_group_array(json_array("
+    + ", ".join(_SEAT_COLUMNS)
+    + ")) FROM seats WHERE seats.game_id = games.id) FROM games WHERE id = ?"
+)
+_SAVE = (
+    "UPDATE games SET "
+    + ", ".join(f"{name} = :{name}" for name in _CHANGING_COLUMNS)
+    + " WHERE id = :game_id AND version = :expected_version"
+)
+_EVENT_COLUMNS = ("game_id", "seq", "type", "data", "at", "hash")
+_APPEND = f"INSERT INTO events ({', '.join(_EVENT_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)"
+_RESULT_COLUMNS = ("game_id", "seat", "key", "request_hash", "body", "created_at")
+_STORE_RESULT = (
+    f"INSERT INTO idempotent_responses ({', '.join(_RESULT_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)"
+)
+_LOCK_WORDS = ("locked", "busy")
+
+Convert = Callable[[Any], Any]
+
+
+class SqliteGameRepository(SqlGameRepository):
+    """``SqlGameRepository`` with the statements of a move sent by the sqlite3 module."""
+
+    def __init__(self, session: Session) -> None:
+        super().__init__(session)
+        self.convert = _conversions(session.get_bind().dialect)
+
+    def get(self, game_id: str, for_update: bool = False) -> GameRecord | None:
+        """``for_update`` changes nothing here: SQLite has no row locks, and the version
+        check of ``save`` is the guard (as it is for ``SqlGameRepository`` on SQLite)."""
+        if not _storable(game_id):
+            return None
+        with _translated():
+            row = self._driver().execute(_LOAD, (game_id,)).fetchone()
+        if row is None:
+            return None
+        read = self.convert.read
+        fields = {name: read[name](value) for name, value in zip(_GAME_COLUMNS, row, strict=False)}
+        fields["deadline"] = _utc(fields["deadline"])
+        seats = sorted(orjson.loads(row[-1]))  # by seat number, the first of each
+        return GameRecord(**fields, seats=[Seat(*seat) for seat in seats])
+
+    def save(self, game: GameRecord) -> None:
+        write = self.convert.write_game
+        values = {name: getattr(game, name) for name in _CHANGING_RECORD_COLUMNS}
+        values |= _stored_state(game)
+        stored = {name: write[name](value) for name, value in values.items()}
+        stored |= {"game_id": game.id, "expected_version": game.loaded_version}
+        with _translated():
+            if self._driver().execute(_SAVE, stored).rowcount != 1:
+                raise ConcurrentUpdate(game.id)
+        self._save_seats(game)  # a join's, rarely: through SQLAlchemy
+        self._append(game)
+
+    def _append(self, game: GameRecord) -> None:
+        if game.new_events:
+            rows = [
+                _event_values(game.id, entry, self.convert.write_data) for entry in game.new_events
+            ]
+            with _translated():
+                self._driver().executemany(_APPEND, rows)
+            self.appended[game.id] = game.version
+
+    def store_result(self, game_id: str, seat: int, key: str, stored: StoredResult) -> None:
+        write = self.convert.write_result
+        row = (game_id, seat, key, stored.request_hash, write["body"](stored.result),
+               write["created_at"](_now()))  # fmt: skip
+        with _translated():
+            self._driver().execute(_STORE_RESULT, row)
+
+    def _driver(self) -> sqlite3.Connection:
+        """The session's sqlite3 connection, in the session's transaction."""
+        return self.session.connection().connection.driver_connection  # type: ignore[return-value]
+
+
+class _Conversions:
+    """Each column's own conversions for a dialect: to what is stored, from what is read."""
+
+    def __init__(self, dialect: Dialect) -> None:
+        self.read = {name: _reader(GAMES, name, dialect) for name in _GAME_COLUMNS}
+        self.write_game = {name: _writer(GAMES, name, dialect) for name in _CHANGING_COLUMNS}
+        self.write_data = _writer(EVENTS, "data", dialect)
+        self.write_result = {name: _writer(IDEMPOTENT, name, dialect)
+                             for name in ("body", "created_at")}  # fmt: skip
+
+
+@cache
+def _conversions(dialect: Dialect) -> _Conversions:
+    return _Conversions(dialect)
+
+
+def _reader(table: Table, name: str, dialect: Dialect) -> Convert:
+    column_type = table.c[name].type.dialect_impl(dialect)
+    return column_type.result_processor(dialect, None) or _same
+
+
+def _writer(table: Table, name: str, dialect: Dialect) -> Convert:
+    column_type = table.c[name].type.dialect_impl(dialect)
+    return column_type.bind_processor(dialect) or _same
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _event_values(game_id: str, entry: EventRecord, data: Convert) -> Sequence[Any]:
+    return (game_id, entry.seq, entry.type, data(entry.data), entry.at, entry.hash)
+
+
+@contextmanager
+def _translated() -> Iterator[None]:
+    """The service's exception for a driver error, as ``unit_of_work.translated`` says."""
+    try:
+        yield
+    except sqlite3.IntegrityError as error:  # a duplicate log step or idempotency key
+        raise ConcurrentUpdate(str(error)) from error
+    except sqlite3.OperationalError as error:
+        if any(word in str(error).lower() for word in _LOCK_WORDS):
+            raise ConcurrentUpdate(str(error)) from error
+        raise Unavailable("the database is not answering; try again") from error
