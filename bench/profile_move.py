@@ -84,6 +84,36 @@ def count_psycopg_waits(counter: Counter[str]) -> bool:
     return True
 
 
+class BackendCpu:
+    """The CPU time of the PostgreSQL server processes of one database, from /proc (the
+    server runs on this machine): what a move costs the database, beside what it costs us."""
+
+    def __init__(self, database: str) -> None:
+        self.database = database
+        self.ticks = os.sysconf("SC_CLK_TCK")
+
+    def seconds(self) -> float:
+        engine = create_engine(ADMIN_URL)
+        with engine.connect() as connection:
+            pids = (
+                connection.execute(
+                    text("SELECT pid FROM pg_stat_activity WHERE datname = :name"),
+                    {"name": self.database},
+                )
+                .scalars()
+                .all()
+            )
+        engine.dispose()
+        total = 0
+        for pid in pids:
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:  # not on this machine, or gone
+                continue
+            total += int(fields[11]) + int(fields[12])
+        return total / self.ticks
+
+
 AREAS = (  # (area, a fragment of the file path), first match wins
     ("engine", "/app/engine/"),
     ("services", "/app/services/"),
@@ -146,6 +176,7 @@ def main() -> int:
         event.listen(engine, "commit", lambda *a: statements.update(["COMMIT"]))
         count_psycopg_waits(statements)
         match = Match(client)
+        backends = BackendCpu(name) if not args.sqlite else None
         for _ in range(args.deep):
             match.move()
         if args.deep:
@@ -157,6 +188,7 @@ def main() -> int:
         # and under load it is the CPU a move costs that bounds the moves per second.
         profiler = cProfile.Profile() if args.wall else cProfile.Profile(time.process_time)
         cpu, wall = [], []
+        server_cpu = backends.seconds() if backends is not None else 0.0
         for _ in range(args.moves):
             if match.view["status"] != "active":
                 match = Match(client)
@@ -168,6 +200,10 @@ def main() -> int:
                 profiler.disable()
             cpu.append(time.process_time() - c0)
             wall.append(time.perf_counter() - w0)
+        if backends is not None:
+            server_cpu = backends.seconds() - server_cpu
+            print(f"PostgreSQL backends' CPU a move: {server_cpu / args.moves * 1000:.2f} ms"
+                  f"{' (profiled)' if not args.no_profile else ''}")  # fmt: skip
         per_move = {k: round(v / args.moves, 2) for k, v in sorted(statements.items())}
         print(f"{'sqlite' if args.sqlite else 'postgresql'}: {args.moves} moves, "
               f"median CPU {statistics.median(cpu) * 1000:.2f} ms, "
