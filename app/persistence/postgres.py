@@ -38,6 +38,7 @@ from app.persistence.notifications import CHANNEL, notice_text
 from app.persistence.repository import (
     _CHANGING_COLUMNS,
     _CHANGING_RECORD_COLUMNS,
+    _LOADED_COLUMNS,
     _RECORD_COLUMNS,
     _SEAT_COLUMNS,
     SqlGameRepository,
@@ -52,10 +53,9 @@ from app.services.model import GameRecord, Seat
 from app.services.records import GameFacts, record_of
 from app.services.unit_of_work import StoredResult
 
-_GAME_COLUMNS = (*_RECORD_COLUMNS, "snapshot")
 # The seats ride along with their game as one JSON array: one statement, one result.
 _LOAD = (
-    f"SELECT {', '.join(_GAME_COLUMNS)}, (SELECT json_agg(json_build_array("
+    f"SELECT {', '.join(_LOADED_COLUMNS)}, (SELECT json_agg(json_build_array("
     + ", ".join(_SEAT_COLUMNS)
     + ") ORDER BY seat) FROM seats WHERE seats.game_id = games.id) FROM games"
     " WHERE id = %(game_id)s"
@@ -139,7 +139,7 @@ class PostgresGameRepository(SqlGameRepository):
             )
         if row is None:
             return None
-        fields = dict(zip(_GAME_COLUMNS, row, strict=False))
+        fields = dict(zip(_LOADED_COLUMNS, row, strict=False))
         seats = [Seat(*seat) for seat in row[-1]]
         return GameRecord(**fields, seats=seats)
 
@@ -170,6 +170,9 @@ class PostgresGameRepository(SqlGameRepository):
         row = {"game_id": game_id, "seat": seat, "key": key, "request_hash": stored.request_hash,
                "body": Json(stored.result), "created_at": _now()}  # fmt: skip
         self.held.append((_INSERT_RESULT, row))
+
+    def forget_writes(self) -> None:
+        self.held = []
 
     def commit(self) -> None:
         if self.held:

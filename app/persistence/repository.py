@@ -30,6 +30,8 @@ _RECORD_COLUMNS = ("id", "status", "version", "server_seed", "commitment", "clie
 _CHANGING_COLUMNS = ("status", "version", "snapshot", "score_0", "score_1", "client_seed",
                      "winner", "last_hash", "updated_at", "deadline")  # fmt: skip
 _CHANGING_RECORD_COLUMNS = [name for name in _CHANGING_COLUMNS if name in _RECORD_COLUMNS]
+# What a move's load reads of the row (the drivers' own paths, postgres.py and sqlite.py).
+_LOADED_COLUMNS = (*_RECORD_COLUMNS, "snapshot")
 _SEAT_COLUMNS = ("seat", "name", "bot", "seed", "token_hash")
 
 # The hot path's statements, built once: building and keying them anew on every move
@@ -117,6 +119,9 @@ class SqlGameRepository(GameRepository):
             rows = [{"game_id": game.id, **_event_row(e)} for e in game.new_events]
             self.session.execute(_INSERT_EVENTS, rows)
             self.appended[game.id] = game.version
+
+    def forget_writes(self) -> None:
+        """The transaction is being rolled back: forget any write not sent yet (none here)."""
 
     def commit(self) -> None:
         """Commit the session's transaction, announcing the games it moved on."""

@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 from app.persistence.repository import (
     _CHANGING_COLUMNS,
     _CHANGING_RECORD_COLUMNS,
-    _RECORD_COLUMNS,
+    _LOADED_COLUMNS,
     _SEAT_COLUMNS,
     EVENTS,
     GAMES,
@@ -41,10 +41,9 @@ from app.services.log import EventRecord
 from app.services.model import GameRecord, Seat
 from app.services.unit_of_work import StoredResult
 
-_GAME_COLUMNS = (*_RECORD_COLUMNS, "snapshot")
 # json_group_array cannot order what it gathers before SQLite 3.44: the seats are sorted after.
 _LOAD = (
-    f"SELECT {', '.join(_GAME_COLUMNS)}, (SELECT json_group_array(json_array("
+    f"SELECT {', '.join(_LOADED_COLUMNS)}, (SELECT json_group_array(json_array("
     + ", ".join(_SEAT_COLUMNS)
     + ")) FROM seats WHERE seats.game_id = games.id) FROM games WHERE id = ?"
 )
@@ -81,7 +80,9 @@ class SqliteGameRepository(SqlGameRepository):
         if row is None:
             return None
         read = self.convert.read
-        fields = {name: read[name](value) for name, value in zip(_GAME_COLUMNS, row, strict=False)}
+        fields = {
+            name: read[name](value) for name, value in zip(_LOADED_COLUMNS, row, strict=False)
+        }
         fields["deadline"] = _utc(fields["deadline"])
         seats = sorted(orjson.loads(row[-1]))  # by seat number, the first of each
         return GameRecord(**fields, seats=[Seat(*seat) for seat in seats])
@@ -123,7 +124,7 @@ class _Conversions:
     """Each column's own conversions for a dialect: to what is stored, from what is read."""
 
     def __init__(self, dialect: Dialect) -> None:
-        self.read = {name: _reader(GAMES, name, dialect) for name in _GAME_COLUMNS}
+        self.read = {name: _reader(GAMES, name, dialect) for name in _LOADED_COLUMNS}
         self.write_game = {name: _writer(GAMES, name, dialect) for name in _CHANGING_COLUMNS}
         self.write_data = _writer(EVENTS, "data", dialect)
         self.write_result = {name: _writer(IDEMPOTENT, name, dialect)

@@ -83,7 +83,9 @@ class SqlUnitOfWork(AbstractUnitOfWork):
         self.games.commit()
 
     def rollback(self) -> None:
-        self._session().rollback()
+        session = self._session()
+        self.games.forget_writes()
+        session.rollback()
 
     def ping(self) -> None:
         with self:

@@ -137,3 +137,19 @@ def _notices_of(listener: psycopg.Connection, game_id: str, timeout: float) -> l
     """This game's notices (the database is shared with other tests' background work)."""
     notices = [n.payload for n in listener.notifies(timeout=timeout, stop_after=100)]
     return [payload for payload in notices if payload.startswith(f"{game_id}:")]
+
+
+def test_a_rollback_forgets_writes_not_sent_yet(database):
+    """A use case that rolls back and goes on in the same unit of work (``load_settled``
+    does) must not have the writes it gave up sent with its next statement or commit."""
+    game_id = two_humans(database)
+    game = loaded(database, game_id)
+    before = game.version
+    play_first_card(game)
+    with SqlUnitOfWork(database) as uow:
+        uow.games.save(game)
+        uow.rollback()
+        assert uow.games.progress(game_id).version == before  # type: ignore[union-attr]
+        uow.commit()
+    assert loaded(database, game_id).version == before
+    assert audit.moves(SqlUnitOfWork(database), game_id) == []
