@@ -29,7 +29,7 @@ def standard_library(body: dict[str, Any]) -> bytes:
     return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.dictionaries(st.text(max_size=12), values, max_size=8))
 def test_the_canonical_text_is_the_standard_librarys(body):
     assert canonical_json(body) == standard_library(body)
