@@ -15,26 +15,16 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
-from sqlalchemy.orm import Session
 
 from app.services.feed import Page
 from app.services.records import Record
 
 CHANNEL = "basra_games"
 log = logging.getLogger(__name__)
-
-
-def announce_versions(session: Session, versions: Mapping[str, int]) -> None:
-    """NOTIFY each game's new version inside the open transaction (PostgreSQL only)."""
-    if not versions or session.get_bind().dialect.name != "postgresql":
-        return
-    for game_id, version in versions.items():
-        session.execute(select(func.pg_notify(CHANNEL, f"{game_id}:{version}")))
 
 
 # A notice with its records must fit PostgreSQL's 8,000 bytes; a longer one goes without.

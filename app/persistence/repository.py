@@ -12,7 +12,6 @@ from sqlalchemy import Table, Text, bindparam, cast, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.persistence.models import EventRow, GameRow, IdempotentResponseRow, SeatRow
-from app.persistence.notifications import announce_versions
 from app.services.errors import ConcurrentUpdate
 from app.services.log import EventRecord, RawEvent
 from app.services.model import ACTIVE, WAITING, GameRecord, GameSummary, Progress, Seat
@@ -68,7 +67,6 @@ _PROGRESS = select(GAMES.c.status, GAMES.c.version, GAMES.c.score_0, GAMES.c.sco
 class SqlGameRepository(GameRepository):
     def __init__(self, session: Session) -> None:
         self.session = session
-        self.appended: dict[str, int] = {}  # game id -> its version, for the commit's NOTIFY
 
     def get(self, game_id: str, for_update: bool = False) -> GameRecord | None:
         """Read with Core: the ORM's identity map costs more than the rest of a move."""
@@ -118,17 +116,14 @@ class SqlGameRepository(GameRepository):
         if game.new_events:
             rows = [{"game_id": game.id, **_event_row(e)} for e in game.new_events]
             self.session.execute(_INSERT_EVENTS, rows)
-            self.appended[game.id] = game.version
 
     def forget_writes(self) -> None:
         """The transaction is being rolled back: forget any write not sent yet (none here)."""
 
     def commit(self) -> None:
-        """Commit the session's transaction, announcing the games it moved on."""
-        # Inside the transaction: the notice goes out exactly when (and if) it commits.
-        announce_versions(self.session, self.appended)
+        """Commit the session's transaction (a NOTIFY, on PostgreSQL, goes with its writes:
+        ``PostgresGameRepository``)."""
         self.session.commit()
-        self.appended = {}
 
     def take_due(self, now: datetime, skip: Set[str]) -> GameRecord | None:
         """The game whose deadline passed longest ago, locked for this transaction; on

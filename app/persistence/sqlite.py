@@ -106,7 +106,6 @@ class SqliteGameRepository(SqlGameRepository):
             ]
             with _translated():
                 self._driver().executemany(_APPEND, rows)
-            self.appended[game.id] = game.version
 
     def store_result(self, game_id: str, seat: int, key: str, stored: StoredResult) -> None:
         write = self.convert.write_result
