@@ -36,10 +36,12 @@ class Stats:
     replays: int = 0  # idempotent retries compared with the first answer
     errors: list[str] = field(default_factory=list)
     outage_answers: Counter[str] = field(default_factory=Counter)
+    slowest_seconds: float = 0.0  # the longest wait for one answer: a stall shows here
 
-    def count(self, status: int | None) -> None:
+    def count(self, status: int | None, seconds: float = 0.0) -> None:
         with self.lock:
             self.requests += 1
+            self.slowest_seconds = max(self.slowest_seconds, seconds)
             if status is None:
                 self.lost += 1
             else:
@@ -56,6 +58,7 @@ class Stats:
             "statuses": dict(sorted(self.statuses.items())),
             "lost_connections": self.lost,
             "idempotent_replays": self.replays,
+            "slowest_request_seconds": round(self.slowest_seconds, 3),
             "errors": self.errors[:10],
         }
 
@@ -71,16 +74,17 @@ class Http:
         headers = dict(kwargs.pop("headers", {}))
         if token:
             headers["Authorization"] = f"Bearer {token}"
+        started = time.monotonic()
         try:
             response = self.session.request(
                 method, self.base + path, headers=headers, timeout=TIMEOUT, **kwargs
             )
         except LOST:
-            self.stats.count(None)
+            self.stats.count(None, time.monotonic() - started)
             self.session.close()
             self.session = requests.Session()
             return None
-        self.stats.count(response.status_code)
+        self.stats.count(response.status_code, time.monotonic() - started)
         wrong = problem_errors(
             response.status_code, response.headers.get("Content-Type", ""), response.content
         )
