@@ -9,6 +9,12 @@ on PostgreSQL. In one run, phases of --seconds each:
      move record to each watcher, from the moment its mover read the answer of the move;
   A2. play again with the streams closed: a second baseline, to see the machine's drift.
 
+The watchers run in a process of their own (--watcher-processes, 1 by default): in the players'
+event loop, reading 1,000 streams slowed the players themselves, which measured the client,
+not the server. All of it shares this machine's cores with the server, so the run also prints
+who used the CPU in phases A and C (seconds of CPU per second: players, watchers, gunicorn's
+workers, PostgreSQL).
+
 Usage: .venv/bin/python bench/stream.py [--seconds 15] [--streams 1000] [--clients 16]
                                         [--worker-class gthread|gevent] [--workers 4]
 Needs PostgreSQL on 127.0.0.1:5432 (a database is created and dropped) and only ever
@@ -20,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import secrets
 import socket
@@ -28,6 +35,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -63,6 +71,61 @@ def rss_kib(pids: list[int]) -> int:
 def workers_of(master: int) -> list[int]:
     children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
     return [int(child) for child in children]
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU of these processes so far, plus that of their children which ended
+    (PostgreSQL's postmaster reaps its backends: a closed connection's CPU is counted there)."""
+    ticks = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        ticks += sum(int(value) for value in fields[11:15])  # utime, stime, cutime, cstime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def postgres_pids() -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "comm").read_text().startswith("postgres"):
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+def sessions(database: str) -> int:
+    """Connections PostgreSQL opened to the database so far (a pool that churns shows here)."""
+    query = f"SELECT sessions FROM pg_stat_database WHERE datname = '{database}'"
+    found = subprocess.run(
+        ["psql", ADMIN_URL, "-Atc", query], check=True, capture_output=True, text=True
+    )
+    return int(found.stdout.strip() or 0)
+
+
+OPENED = "PostgreSQL connections opened"
+
+
+class CpuMeter:
+    """CPU seconds per wall second of each party over one phase, and the connections opened."""
+
+    def __init__(self, parties: dict[str, list[int]], database: str) -> None:
+        self.parties, self.database = parties, database
+        self.sessions = sessions(database)
+        self.started = time.monotonic()
+        self.before = {name: cpu_seconds(pids) for name, pids in parties.items()}
+
+    def read(self) -> dict[str, float]:
+        wall = time.monotonic() - self.started
+        used = {
+            name: (cpu_seconds(pids) - self.before[name]) / wall
+            for name, pids in self.parties.items()
+        }
+        return used | {OPENED: sessions(self.database) - self.sessions}
 
 
 class Http:
@@ -174,11 +237,42 @@ class Watcher:
             writer.close()
 
 
+def watch(port: int, specs: list[tuple[str, int]], pipe: Any) -> None:
+    """The watcher process: open a stream per (game id, after), say so, read until told to
+    stop, then send back every (game id, move n, arrival time). time.monotonic is the same
+    clock in every process of this machine."""
+
+    async def run() -> list[tuple[str, int, float]]:
+        watchers = [Watcher(port, game_id, after) for game_id, after in specs]
+        for watcher in watchers:
+            watcher.task = asyncio.create_task(watcher.run())
+        await asyncio.wait_for(asyncio.gather(*(w.open.wait() for w in watchers)), 120)
+        pipe.send("open")
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, pipe.recv)  # "stop"
+        for watcher in watchers:
+            assert watcher.task is not None
+            watcher.task.cancel()
+        await asyncio.gather(*(w.task for w in watchers if w.task), return_exceptions=True)
+        return [(w.game_id, n, at) for w in watchers for n, at in w.received]
+
+    pipe.send(asyncio.run(run()))
+
+
 async def play_phase(players: list[Player], seconds: float) -> float:
     before = sum(p.moves for p in players)
     started = time.monotonic()
     await asyncio.gather(*(p.play(started + seconds) for p in players))
     return (sum(p.moves for p in players) - before) / (time.monotonic() - started)
+
+
+def parties(master: int, watcher_pids: list[int]) -> dict[str, list[int]]:
+    return {
+        "players (this process)": [os.getpid()],
+        "watchers": watcher_pids,
+        "gunicorn workers": workers_of(master),
+        "PostgreSQL": postgres_pids(),
+    }
 
 
 async def bench(args: argparse.Namespace, port: int, master: int) -> dict:
@@ -187,36 +281,52 @@ async def bench(args: argparse.Namespace, port: int, master: int) -> dict:
     for player in players:
         await player.new_game()
     await play_phase(players, 3)  # warm up every worker
+    meter = CpuMeter(parties(master, []), args.database)
     result: dict = {"moves_per_s_without_streams": await play_phase(players, args.seconds)}
+    result["cpu_without_streams"] = meter.read()
 
     idle_before = rss_kib(workers_of(master))
-    watchers = [
-        Watcher(port, players[n % len(players)].game_id, players[n % len(players)].view["version"])
+    specs = [
+        (players[n % len(players)].game_id, players[n % len(players)].view["version"])
         for n in range(args.streams)
     ]
-    for watcher in watchers:
-        watcher.task = asyncio.create_task(watcher.run())
-    await asyncio.wait_for(asyncio.gather(*(w.open.wait() for w in watchers)), 120)
+    context = multiprocessing.get_context("spawn")
+    pipes, processes = [], []
+    for part in range(args.watcher_processes):
+        ours, theirs = context.Pipe()
+        process = context.Process(
+            target=watch, args=(port, specs[part :: args.watcher_processes], theirs)
+        )
+        process.start()
+        pipes.append(ours)
+        processes.append(process)
+    loop = asyncio.get_running_loop()
+    for pipe in pipes:
+        assert await loop.run_in_executor(None, pipe.recv) == "open"
     await asyncio.sleep(3)
     idle_after = rss_kib(workers_of(master))
     result["rss_kib_before_streams"] = idle_before
     result["kib_per_idle_stream"] = (idle_after - idle_before) / args.streams
 
+    meter = CpuMeter(parties(master, [p.pid for p in processes if p.pid]), args.database)
     result["moves_per_s_with_streams"] = await play_phase(players, args.seconds)
+    result["cpu_with_streams"] = meter.read()
     await asyncio.sleep(2)  # the last records reach the watchers
+    received: list[tuple[str, int, float]] = []
+    for pipe in pipes:
+        pipe.send("stop")
+    for pipe in pipes:
+        received += await loop.run_in_executor(None, pipe.recv)
+    for process in processes:
+        process.join(30)
     delays, missing, early = [], 0, 0
-    for watcher in watchers:
-        for n, arrived in watcher.received:
-            sent = answered.get((watcher.game_id, n))
-            if sent is None:
-                missing += 1
-                continue
-            early += arrived < sent
-            delays.append(max(0.0, arrived - sent))
-    for watcher in watchers:
-        assert watcher.task is not None
-        watcher.task.cancel()
-    await asyncio.gather(*(w.task for w in watchers if w.task), return_exceptions=True)
+    for game_id, n, arrived in received:
+        sent = answered.get((game_id, n))
+        if sent is None:
+            missing += 1
+            continue
+        early += arrived < sent
+        delays.append(max(0.0, arrived - sent))
     result["moves_per_s_after_streams"] = await play_phase(players, args.seconds)
     result["deliveries"] = len(delays)
     result["deliveries_before_the_answer"] = early
@@ -235,9 +345,10 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY", "4")))
     parser.add_argument("--worker-class", default=os.environ.get("GUNICORN_WORKER_CLASS", ""))
+    parser.add_argument("--watcher-processes", type=int, default=1)
     args = parser.parse_args()
 
-    database = f"basra_bench_{secrets.token_hex(4)}"
+    database = args.database = f"basra_bench_{secrets.token_hex(4)}"
     psql(f'CREATE DATABASE "{database}"')
     port = free_port()
     env = {
@@ -275,7 +386,8 @@ def main() -> int:
     worker_class = args.worker_class or "gunicorn.conf.py's default"
     load = os.getloadavg()[0]
     print(f"worker class {worker_class}, workers={args.workers}, clients={args.clients}, "
-          f"streams={args.streams}, {args.seconds:.0f} s a phase, load {load:.1f}")  # fmt: skip
+          f"streams={args.streams} in {args.watcher_processes} process(es), "
+          f"{args.seconds:.0f} s a phase, load {load:.1f}")  # fmt: skip
     without = result["moves_per_s_without_streams"]
     rows = [
         ("moves/s, no stream open", f"{without:.0f}"),
@@ -295,6 +407,11 @@ def main() -> int:
     ]
     for name, value in rows:
         print(f"{name:46} {value:>10}")
+    print("CPU seconds per second (2 cores: 2.0)        no stream   streams")
+    for party in result["cpu_with_streams"]:
+        before, during = result["cpu_without_streams"][party], result["cpu_with_streams"][party]
+        shape = "{:>10.0f} {:>9.0f}" if party == OPENED else "{:>10.2f} {:>9.2f}"
+        print(f"  {party:42} " + shape.format(before, during))
     print(json.dumps(result))
     return 0
 

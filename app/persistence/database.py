@@ -34,8 +34,8 @@ def make_engine(database_url: str, **options: Any) -> Engine:
     # connections a restarted server closed (liveness.py).
     options.setdefault("pool_pre_ping", False)
     options.setdefault("json_serializer", json_bytes)  # psycopg sends the bytes as they are
-    options.setdefault("pool_size", 5)
-    options.setdefault("max_overflow", 5)
+    options.setdefault("pool_size", 10)
+    options.setdefault("max_overflow", 0)
     engine = create_engine(database_url, **options)
     if not options["pool_pre_ping"]:
         drop_dead_connections(engine)
