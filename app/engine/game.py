@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, cast
+from itertools import repeat
+from typing import Any
 
 from app.engine.capture import BASRA, JACK_BASRA, Capture, find_capture
-from app.engine.cards import FULL_DECK, Card
+from app.engine.cards import FULL_DECK, SEVEN_OF_DIAMONDS, Card
 from app.engine.errors import (
     CardNotInHand,
     GameNotActive,
@@ -118,9 +119,10 @@ def _deal(state: GameState, command: Deal) -> RoundDealt:
 def check_deck(deck: Sequence[Card]) -> None:
     # Card objects only: 52 distinct codes (or anything else hashable) used to pass the
     # count check and then fail half-way through apply, leaving a half-dealt round.
+    # map runs the isinstance tests in C: this runs for every round dealt.
     if (
         len(deck) != len(FULL_DECK)
-        or not all(isinstance(card, Card) for card in deck)
+        or not all(map(isinstance, deck, repeat(Card)))
         or len(set(deck)) != len(FULL_DECK)
     ):
         raise InvalidDeck("a deck is the 52 distinct cards, top first")
@@ -304,7 +306,7 @@ def _apply_round_dealt(state: GameState, dealt: RoundDealt) -> None:
 
 
 def _buried_at_start(card: Card) -> bool:
-    return card.rank == "J" or card.code == "7D"
+    return card.rank == "J" or card is SEVEN_OF_DIAMONDS
 
 
 def _apply_round_scored(state: GameState, scored: RoundScored) -> None:
@@ -396,9 +398,11 @@ class Game:
         # The first event is always the CardPlayed: applied without apply's dispatch.
         state = self.state
         events = _play(state, seat, card)
-        _apply_card_played(state, cast(CardPlayed, events[0]))
-        for event in events[1:]:  # at the end of a hand or a round only
-            apply(state, event)
+        move: CardPlayed = events[0]  # type: ignore[assignment]  # (cast costs a call)
+        _apply_card_played(state, move)
+        if len(events) > 1:  # at the end of a hand or a round only
+            for event in events[1:]:
+                apply(state, event)
         self.events.extend(events)
         return events
 
