@@ -32,9 +32,10 @@ ROOT = HERE.parents[1]
 BENCH = HERE.parent / "engine.py"
 
 
-def worker(tree: str, rounds: int) -> None:
+def worker(tree: str, rounds: int, passes: int | None) -> None:
     """Import ``app.engine`` from ``tree``, then answer each line of stdin with one
-    repetition's rounds per CPU second and per wall-clock second."""
+    repetition's rounds per CPU second and per wall-clock second; or, given ``passes``,
+    play that many repetitions and stop (for callgrind)."""
     sys.path.insert(0, tree)
     import app.engine  # noqa: F401  (from ``tree``: bench/engine.py then reuses it)
 
@@ -47,6 +48,10 @@ def worker(tree: str, rounds: int) -> None:
             source = getattr(module, "__file__", None) or ""
             if not Path(source).resolve().is_relative_to(Path(tree).resolve()):
                 raise SystemExit(f"{name} imported from {source}, not from {tree}")
+    if passes is not None:
+        for _ in range(passes):
+            bench.play_rounds(rounds, 0, random.Random(0))
+        return
     for _ in sys.stdin:
         cpu = time.process_time()
         wall = time.perf_counter()
@@ -72,20 +77,36 @@ def extract(revision: str, into: Path) -> tuple[str, str]:
     return str(tree), commit
 
 
+def instructions(tree: str) -> int:
+    """Instructions a warm round under callgrind: (three passes of 300 rounds - one) / 600.
+    Repeatable to a few in a million, whatever else the machine runs; takes ~30 s."""
+    counts = []
+    for passes in (1, 3):
+        command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                   sys.executable, str(HERE), "--worker", tree, "--rounds", "300",
+                   "--passes", str(passes)]  # fmt: skip
+        report = subprocess.run(command, check=True, capture_output=True, text=True).stderr
+        counts.append(int(report.split("Collected : ")[1].split()[0]))
+    return (counts[1] - counts[0]) // 600
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("engines", nargs="*", default=["a44c55a^", "."],
                         help="git revisions or . (this tree); ratios are to the first")  # fmt: skip
     parser.add_argument("--repeat", type=int, default=15, help="timed repetitions per engine")
     parser.add_argument("--rounds", type=int, default=1000, help="rounds per repetition")
+    counting = "also count each engine's instructions a warm round (callgrind)"
+    parser.add_argument("--instructions", action="store_true", help=counting)
     parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--passes", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.worker, args.rounds)
+        worker(args.worker, args.rounds, args.passes)
         return
 
     scratch = Path(tempfile.mkdtemp(prefix="engine-ab-"))
-    names, workers = [], []
+    names, trees, workers = [], [], []
     try:
         for engine in args.engines:
             if engine == ".":
@@ -94,6 +115,7 @@ def main() -> None:
                 tree, commit = extract(engine, scratch)
                 name = f"{engine} ({commit})" if engine != commit else engine
             names.append(name)
+            trees.append(tree)
             command = [sys.executable, str(HERE), "--worker", tree, "--rounds", str(args.rounds)]
             pipe = subprocess.PIPE
             workers.append(subprocess.Popen(command, stdin=pipe, stdout=pipe, text=True))
@@ -139,6 +161,11 @@ def main() -> None:
         print(f"\nratio: median rounds per CPU second over the first engine's; paired: the "
               f"median of the repetitions' ratios. Load average at the end "
               f"{os.getloadavg()[0]:.2f}")  # fmt: skip
+        if args.instructions:
+            counts = [instructions(tree) for tree in trees]
+            print("\ninstructions a warm round (callgrind):")
+            for name, count in zip(names, counts, strict=True):
+                print(f"{name:<{width}}  {count:>9,}  {counts[0] / count:>6.3f}")
     finally:
         for process in workers:
             if process.stdin is not None:
