@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from itertools import repeat
 from typing import Any
 
 from app.engine.capture import BASRA, JACK_BASRA, Capture, find_capture
-from app.engine.cards import FULL_DECK, Card
+from app.engine.cards import FULL_DECK, SEVEN_OF_DIAMONDS, Card
 from app.engine.errors import (
     CardNotInHand,
     GameNotActive,
@@ -118,9 +119,10 @@ def _deal(state: GameState, command: Deal) -> RoundDealt:
 def check_deck(deck: Sequence[Card]) -> None:
     # Card objects only: 52 distinct codes (or anything else hashable) used to pass the
     # count check and then fail half-way through apply, leaving a half-dealt round.
+    # map runs the isinstance tests in C: this runs for every round dealt.
     if (
         len(deck) != len(FULL_DECK)
-        or not all(isinstance(card, Card) for card in deck)
+        or not all(map(isinstance, deck, repeat(Card)))
         or len(set(deck)) != len(FULL_DECK)
     ):
         raise InvalidDeck("a deck is the 52 distinct cards, top first")
@@ -204,10 +206,15 @@ def _resign(state: GameState, seat: int) -> list[Event]:
 
 
 def _play(state: GameState, seat: int, card: Card) -> list[Event]:
-    check_turn(state, seat)
-    if card not in state.hands[seat]:
+    if state.phase != PLAYING or seat != state.turn:
+        check_turn(state, seat)  # raises the error that says which
+    hands = state.hands
+    hand = hands[seat]
+    if card not in hand:
         raise CardNotInHand(f"{card} is not in seat {seat}'s hand")
-    last_in_hands = sum(map(len, state.hands)) == 1
+    # The card is in ``hand``, so the hands hold one card in all only if ``hand`` holds
+    # just it; testing that first skips the sum on three plays in four.
+    last_in_hands = len(hand) == 1 and sum(map(len, hands)) == 1
     capture = find_capture(state.floor, card, state.rules)
     if last_in_hands and not state.stock:  # the final play: a basra may not count
         capture = _scored(state, capture, True)
@@ -236,28 +243,32 @@ def apply(state: GameState, event: Event) -> None:
 
 
 def _apply_card_played(state: GameState, move: CardPlayed) -> None:
-    state.hands[move.seat].remove(move.card)
-    side = move.seat % SIDES  # side_of, inlined: this runs for every card
-    if move.captured:
-        taken = move.captured  # a handful of cards, compared by identity
+    # Each field read once into a local: this runs for every card.
+    seat = move.seat
+    card = move.card
+    taken = move.captured
+    state.hands[seat].remove(card)
+    if taken:  # a handful of cards, compared by identity
         state.floor = [c for c in state.floor if c not in taken]
+        side = seat % SIDES  # side_of, inlined
         pile = state.piles[side]
-        pile.extend(move.captured)
-        pile.append(move.card)
-        state.last_capturer = move.seat
-        if move.basra == BASRA:
+        pile.extend(taken)
+        pile.append(card)
+        state.last_capturer = seat
+        basra = move.basra
+        if basra == BASRA:
             state.basras[side] += 1
-        elif move.basra == JACK_BASRA:
+        elif basra == JACK_BASRA:
             state.jack_basras[side] += 1
     else:
-        state.floor.append(move.card)
-    if state.timed_out == move.seat:
+        state.floor.append(card)
+    if state.timed_out == seat:
         state.timed_out = None  # the card played for a timed-out seat
     else:
-        state.timeouts[move.seat] = 0  # a card of its own ends a run of timeouts
+        state.timeouts[seat] = 0  # a card of its own ends a run of timeouts
     state.moves = move.n
     state.round_moves.append(move)
-    state.turn = (move.seat + 1) % state.players
+    state.turn = (seat + 1) % state.players
 
 
 def _deal_hands(state: GameState) -> None:
@@ -295,7 +306,7 @@ def _apply_round_dealt(state: GameState, dealt: RoundDealt) -> None:
 
 
 def _buried_at_start(card: Card) -> bool:
-    return card.rank == "J" or card.code == "7D"
+    return card.rank == "J" or card is SEVEN_OF_DIAMONDS
 
 
 def _apply_round_scored(state: GameState, scored: RoundScored) -> None:
@@ -384,10 +395,15 @@ class Game:
     def play(self, seat: int, card: Card) -> list[Event]:
         # ``execute(Play(seat, card))`` without building the command and dispatching on it:
         # the same ``_play`` and ``apply``, on the engine's hottest path.
-        events = _play(self.state, seat, card)
-        for event in events:
-            apply(self.state, event)
-            self.events.append(event)
+        # The first event is always the CardPlayed: applied without apply's dispatch.
+        state = self.state
+        events = _play(state, seat, card)
+        move: CardPlayed = events[0]  # type: ignore[assignment]  # (cast costs a call)
+        _apply_card_played(state, move)
+        if len(events) > 1:  # at the end of a hand or a round only
+            for event in events[1:]:
+                apply(state, event)
+        self.events.extend(events)
         return events
 
     def time_out(self, seat: int, deadline: datetime, now: datetime) -> list[Event]:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from app.engine import FULL_DECK
+from app.engine import FULL_DECK, fairness
 from app.engine.fairness import (
     ALGORITHM,
     client_seed,
@@ -143,3 +143,52 @@ def test_fisher_yates_uses_uniform_from_51_down_to_1() -> None:
         j = word % (i + 1)
         deck[i], deck[j] = deck[j], deck[i]
     assert tuple(deck) == shuffled_deck(ZERO_SEED, "", 1)
+
+
+def _deck_from_uniform(server_seed: bytes, client: str, round_number: int) -> tuple[object, ...]:
+    """FAIRNESS.md's Fisher-Yates spelled with ``random_words`` and ``uniform``."""
+    words = random_words(server_seed, client, round_number)
+    deck = list(FULL_DECK)
+    for i in range(51, 0, -1):
+        j = uniform(words, i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return tuple(deck)
+
+
+def test_the_deck_is_the_one_random_words_and_uniform_give_for_many_seeds() -> None:
+    for number in range(300):
+        seed = hashlib.sha256(str(number).encode()).digest()
+        client = ("", "a|b", "x||y|z")[number % 3]
+        assert shuffled_deck(seed, client, number % 7 + 1) == _deck_from_uniform(
+            seed, client, number % 7 + 1
+        )
+
+
+def test_the_deck_reads_on_past_rejected_words_across_digests(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Rejections are one in 80 million for a real deck, so forge a stream full of them:
+    a word of each digest, chosen by the digest, at or above every limit."""
+    real = fairness._EIGHT_WORDS
+
+    class Forged:
+        @staticmethod
+        def unpack(digest: bytes) -> tuple[int, ...]:
+            words = list(real.unpack(digest))
+            for index in range(digest[0] % 3, 8, 3):
+                words[index] = 2**32 - 1
+            return tuple(words)
+
+    monkeypatch.setattr(fairness, "_EIGHT_WORDS", Forged)
+    for number in range(20):
+        seed = bytes([number]) * 32
+        assert shuffled_deck(seed, "", number + 1) == _deck_from_uniform(seed, "", number + 1)
+
+
+@pytest.mark.parametrize("key_bytes", [0, 1, 32, 63, 64, 65, 200])
+def test_the_shuffles_hmac_is_hmac_sha256_for_any_key(key_bytes: int) -> None:
+    key = hashlib.sha256(str(key_bytes).encode()).digest() * 7
+    key = key[:key_bytes]
+    digest = fairness._hmac_sha256(key)
+    for message in (b"", b"basra-shuffle-v1||1|0", bytes(range(200))):
+        assert digest(message) == hmac.digest(key, message, "sha256")
