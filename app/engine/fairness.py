@@ -83,28 +83,19 @@ def shuffled_deck(server_seed: bytes, client: str, round_number: int) -> tuple[C
 
 
 def _hmac_sha256(key: bytes) -> Callable[[bytes], bytes]:
-    """``hmac.digest(key, message, "sha256")`` as a function of the message, spelled out
-    as RFC 2104 does with the key's two padded blocks hashed once: a deal takes seven
-    digests under one key, and this makes each 2.4 times as quick (the same bytes)."""
-    if len(key) > _SHA256_BLOCK:
-        key = hashlib.sha256(key).digest()
-    key = key.ljust(_SHA256_BLOCK, b"\0")
-    inner = hashlib.sha256(key.translate(_XOR_IPAD))
-    outer = hashlib.sha256(key.translate(_XOR_OPAD))
+    """``hmac.digest(key, message, "sha256")`` as a function of the message: a deal takes
+    seven digests under one key, so the key is set up once and the keyed state copied for
+    each message (the standard library's own HMAC, in C; the same bytes)."""
+    keyed = hmac.new(key, digestmod=hashlib.sha256)
 
     def digest(message: bytes) -> bytes:
-        inner_hash = inner.copy()
-        inner_hash.update(message)
-        outer_hash = outer.copy()
-        outer_hash.update(inner_hash.digest())
-        return outer_hash.digest()
+        mac = keyed.copy()
+        mac.update(message)
+        return mac.digest()
 
     return digest
 
 
-_SHA256_BLOCK = 64
-_XOR_IPAD = bytes(byte ^ 0x36 for byte in range(256))
-_XOR_OPAD = bytes(byte ^ 0x5C for byte in range(256))
 # uniform's rejection limit for each n a deal draws in [0, n), 2..52.
 _LIMITS = [_TWO_32 - (_TWO_32 % n) if n else 0 for n in range(len(FULL_DECK) + 1)]
 
