@@ -156,6 +156,7 @@ def main() -> int:
         action="store_true",
         help="profile wall-clock time (default: this process's CPU time)",
     )
+    parser.add_argument("--dump", help="also write the profile here (pstats format)")
     args = parser.parse_args()
 
     name = f"basra_profile_{secrets.token_hex(4)}"
@@ -212,6 +213,8 @@ def main() -> int:
         print(f"statements a move: {per_move}")
         if not args.no_profile:
             stats = pstats.Stats(profiler)
+            if args.dump:
+                stats.dump_stats(args.dump)
             print_shares(stats)
             stats.sort_stats(args.sort).print_stats(args.top)
     finally:
