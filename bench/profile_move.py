@@ -1,7 +1,7 @@
 """Profile one move in process: ``POST /games/{id}/moves`` through Flask's test client.
 
     .venv/bin/python bench/profile_move.py                 # PostgreSQL, a fresh match
-    .venv/bin/python bench/profile_move.py --deep 5000     # a match ~110 rounds deep
+    .venv/bin/python bench/profile_move.py --deep 2160 --moves 200   # rounds 90-98 of a match
     .venv/bin/python bench/profile_move.py --sqlite        # the embedded default
     .venv/bin/python bench/profile_move.py --no-profile    # timings only
 
@@ -34,6 +34,7 @@ from sqlalchemy import create_engine, event, text
 
 from app import create_app
 from app.cli import migrate_database
+from app.gc_tuning import tune_for_requests
 
 ADMIN_URL = os.environ.get(
     "BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
@@ -156,6 +157,11 @@ def main() -> int:
         action="store_true",
         help="profile wall-clock time (default: this process's CPU time)",
     )
+    parser.add_argument(
+        "--default-gc",
+        action="store_true",
+        help="keep Python's garbage collector settings (served workers tune them)",
+    )
     parser.add_argument("--dump", help="also write the profile here (pstats format)")
     args = parser.parse_args()
 
@@ -170,6 +176,8 @@ def main() -> int:
         migrate_database(url)
         app = create_app({"DATABASE_URL": url, "RATE_LIMIT": "off", "TESTING": True})
         client = app.test_client()
+        if not args.default_gc:
+            tune_for_requests()  # as app/wsgi.py does in every served worker
         statements: Counter[str] = Counter()
         engine = app.extensions["basra_db"].engine
         event.listen(engine, "before_cursor_execute",
@@ -190,9 +198,14 @@ def main() -> int:
         profiler = cProfile.Profile() if args.wall else cProfile.Profile(time.process_time)
         cpu, wall = [], []
         server_cpu = backends.seconds() if backends is not None else 0.0
+        timed_moves = 0
         for _ in range(args.moves):
             if match.view["status"] != "active":
+                if args.deep:  # a fresh match would not be deep: stop timing here
+                    print(f"the deep match ended after {timed_moves} timed moves")
+                    break
                 match = Match(client)
+            timed_moves += 1
             c0, w0 = time.process_time(), time.perf_counter()
             if not args.no_profile:
                 profiler.enable()
@@ -203,10 +216,10 @@ def main() -> int:
             wall.append(time.perf_counter() - w0)
         if backends is not None:
             server_cpu = backends.seconds() - server_cpu
-            print(f"PostgreSQL backends' CPU a move: {server_cpu / args.moves * 1000:.2f} ms"
+            print(f"PostgreSQL backends' CPU a move: {server_cpu / timed_moves * 1000:.2f} ms"
                   f"{' (profiled)' if not args.no_profile else ''}")  # fmt: skip
-        per_move = {k: round(v / args.moves, 2) for k, v in sorted(statements.items())}
-        print(f"{'sqlite' if args.sqlite else 'postgresql'}: {args.moves} moves, "
+        per_move = {k: round(v / timed_moves, 2) for k, v in sorted(statements.items())}
+        print(f"{'sqlite' if args.sqlite else 'postgresql'}: {timed_moves} moves, "
               f"median CPU {statistics.median(cpu) * 1000:.2f} ms, "
               f"median wall {statistics.median(wall) * 1000:.2f} ms"
               f"{' (profiled)' if not args.no_profile else ''}")  # fmt: skip
