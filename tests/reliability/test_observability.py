@@ -177,3 +177,29 @@ def test_open_streams_are_counted_across_workers(tmp_path: Path) -> None:
                 next(stream.iter_lines())  # the stream is open once its first line arrives
             # Several scrapes, on new connections: whichever worker answers sees all three.
             assert {value(scrape(server), "basra_stream_clients") for _ in range(6)} == {3}
+
+
+@pytest.mark.parametrize("asked", [False, True])
+def test_gunicorns_access_log_is_written_only_when_asked_for(tmp_path: Path, asked: bool) -> None:
+    """Off by default (the app logs each request itself; gunicorn.conf.py's logger class keeps
+    gunicorn from even building the fields); ACCESS_LOG=1 brings it back, as JSON."""
+    url = f"sqlite:///{tmp_path / 'basra.sqlite3'}"
+    migrate(url)
+    server = Gunicorn(url, tmp_path, workers=1, env={"ACCESS_LOG": "1"} if asked else {})
+    try:
+        server.start()
+        for _ in range(3):
+            assert requests.get(f"{server.url}/healthz", timeout=10).status_code == 200
+        time.sleep(0.5)  # the last lines' writes
+        log = server.log()
+    finally:
+        server.stop()
+    records = [json.loads(line) for line in log.splitlines() if line.strip()]
+    access = [r for r in records if r.get("logger") == "gunicorn.access"]
+    app_lines = [r for r in records if r.get("event") == "request"]
+    assert len(app_lines) >= 3
+    if asked:
+        assert len(access) >= 3, log[-2000:]
+        assert any("GET /healthz" in json.dumps(r) for r in access)
+    else:
+        assert access == [], access[:3]
