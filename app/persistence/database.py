@@ -14,6 +14,7 @@ from app.persistence.liveness import drop_dead_connections
 from app.persistence.postgres import PostgresGameRepository
 from app.persistence.repository import SqlGameRepository
 from app.persistence.sqlite import SqliteGameRepository
+from app.persistence.write_gate import WriteGate
 
 
 def make_engine(database_url: str, **options: Any) -> Engine:
@@ -59,6 +60,9 @@ class Database:
         self.url = database_url
         self.engine = make_engine(database_url, **options)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+        # An SQLite file's writers queue at a gate (write_gate.py); in memory there is one.
+        path = sqlite_path(database_url) if database_url.startswith("sqlite") else None
+        self.write_gate = WriteGate(path) if path is not None else None
 
     def session(self) -> Session:
         return self.sessions()
@@ -69,7 +73,7 @@ class Database:
         if self.engine.dialect.name == "postgresql":
             return PostgresGameRepository(session)
         if self.engine.dialect.name == "sqlite":
-            return SqliteGameRepository(session)
+            return SqliteGameRepository(session, self.write_gate)
         return SqlGameRepository(session)
 
     def dispose(self) -> None:

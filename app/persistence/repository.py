@@ -120,6 +120,9 @@ class SqlGameRepository(GameRepository):
     def forget_writes(self) -> None:
         """The transaction is being rolled back: forget any write not sent yet (none here)."""
 
+    def finished(self) -> None:
+        """The unit of work's transaction is over (committed, rolled back or abandoned)."""
+
     def commit(self) -> None:
         """Commit the session's transaction (a NOTIFY, on PostgreSQL, goes with its writes:
         ``PostgresGameRepository``)."""

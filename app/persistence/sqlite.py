@@ -36,6 +36,7 @@ from app.persistence.repository import (
     _stored_state,
     _utc,
 )
+from app.persistence.write_gate import WriteGate
 from app.services.errors import ConcurrentUpdate, Unavailable
 from app.services.log import EventRecord
 from app.services.model import GameRecord, Seat
@@ -66,9 +67,29 @@ Convert = Callable[[Any], Any]
 class SqliteGameRepository(SqlGameRepository):
     """``SqlGameRepository`` with the statements of a move sent by the sqlite3 module."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, gate: WriteGate | None = None) -> None:
         super().__init__(session)
         self.convert = _conversions(session.get_bind().dialect)
+        self.gate = gate
+        self.holding_gate = False
+
+    def _before_writing(self) -> None:
+        """Queue at the gate before this unit of work's first write (write_gate.py)."""
+        if self.gate is not None and not self.holding_gate:
+            self.gate.enter()
+            self.holding_gate = True
+
+    def commit(self) -> None:
+        try:
+            super().commit()
+        finally:
+            self.finished()  # the next writer need not wait for this answer to be built
+
+    def finished(self) -> None:
+        if self.holding_gate:
+            self.holding_gate = False
+            assert self.gate is not None
+            self.gate.leave()
 
     def get(self, game_id: str, for_update: bool = False) -> GameRecord | None:
         """``for_update`` changes nothing here: SQLite has no row locks, and the version
@@ -93,6 +114,7 @@ class SqliteGameRepository(SqlGameRepository):
         values |= _stored_state(game)
         stored = {name: write[name](value) for name, value in values.items()}
         stored |= {"game_id": game.id, "expected_version": game.loaded_version}
+        self._before_writing()
         with _translated():
             if self._driver().execute(_SAVE, stored).rowcount != 1:
                 raise ConcurrentUpdate(game.id)
@@ -111,6 +133,7 @@ class SqliteGameRepository(SqlGameRepository):
         write = self.convert.write_result
         row = (game_id, seat, key, stored.request_hash, write["body"](stored.result),
                write["created_at"](_now()))  # fmt: skip
+        self._before_writing()
         with _translated():
             self._driver().execute(_STORE_RESULT, row)
 

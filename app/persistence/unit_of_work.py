@@ -73,6 +73,7 @@ class SqlUnitOfWork(AbstractUnitOfWork):
             with suppress(SQLAlchemyError):
                 session.rollback()
             session.close()
+            self.games.finished()
         if isinstance(error, SQLAlchemyError):
             service_error = translated(error)
             if service_error is not None:
@@ -86,6 +87,7 @@ class SqlUnitOfWork(AbstractUnitOfWork):
         session = self._session()
         self.games.forget_writes()
         session.rollback()
+        self.games.finished()
 
     def ping(self) -> None:
         with self:
