@@ -16,6 +16,7 @@ import pytest
 from app.persistence import Database, SqlUnitOfWork
 from app.persistence.write_gate import WriteGate
 from app.services.errors import ConcurrentUpdate
+from app.services.model import GameRecord
 
 from .test_unit_of_work import loaded, play_first_card, two_humans
 
@@ -109,18 +110,14 @@ def _free(database: Database) -> bool:
     return _another_thread_gets_through(database.write_gate)
 
 
-def test_a_committed_move_gives_the_gate_back(database: Database) -> None:
-    game_id = two_humans(database)
-    game = loaded(database, game_id)
+def _a_move_to_save(database: Database) -> GameRecord:
+    game = loaded(database, two_humans(database))
     play_first_card(game)
-    with SqlUnitOfWork(database) as uow:
-        uow.games.save(game)
-        uow.commit()
-        assert _free(database), "held after the commit, while the answer is built"
-    assert loaded(database, game_id).version == game.version
+    return game
 
 
-def test_a_lost_race_gives_the_gate_back(database: Database) -> None:
+def _a_stale_move(database: Database) -> GameRecord:
+    """A move loaded at a version that another move has since moved the game on from."""
     game_id = two_humans(database)
     first, stale = loaded(database, game_id), loaded(database, game_id)
     play_first_card(first)
@@ -128,6 +125,20 @@ def test_a_lost_race_gives_the_gate_back(database: Database) -> None:
     with SqlUnitOfWork(database) as uow:
         uow.games.save(first)
         uow.commit()
+    return stale
+
+
+def test_a_committed_move_gives_the_gate_back(database: Database) -> None:
+    game = _a_move_to_save(database)
+    with SqlUnitOfWork(database) as uow:
+        uow.games.save(game)
+        uow.commit()
+        assert _free(database), "held after the commit, while the answer is built"
+    assert loaded(database, game.id).version == game.version
+
+
+def test_a_lost_race_gives_the_gate_back(database: Database) -> None:
+    stale = _a_stale_move(database)
     with pytest.raises(ConcurrentUpdate), SqlUnitOfWork(database) as uow:
         uow.games.save(stale)
     assert _free(database)
@@ -136,24 +147,21 @@ def test_a_lost_race_gives_the_gate_back(database: Database) -> None:
 def test_an_error_between_the_write_and_the_commit_gives_the_gate_back(
     database: Database,
 ) -> None:
-    game_id = two_humans(database)
-    game = loaded(database, game_id)
-    play_first_card(game)
+    game = _a_move_to_save(database)
     with pytest.raises(RuntimeError), SqlUnitOfWork(database) as uow:
         uow.games.save(game)
         raise RuntimeError("a bug after the write")
     assert _free(database)
-    assert loaded(database, game_id).version == game.loaded_version, "the write was kept"
+    assert loaded(database, game.id).version == game.loaded_version, "the write was kept"
 
 
 def test_a_rollback_gives_the_gate_back(database: Database) -> None:
-    game_id = two_humans(database)
-    game = loaded(database, game_id)
-    play_first_card(game)
+    game = _a_move_to_save(database)
     with SqlUnitOfWork(database) as uow:
         uow.games.save(game)
         uow.rollback()
         assert _free(database)
+    assert loaded(database, game.id).version == game.loaded_version
 
 
 def test_an_sqlite_file_has_a_gate_and_memory_has_none(database: Database) -> None:
