@@ -61,7 +61,7 @@ class Database:
         self.engine = make_engine(database_url, **options)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
         # An SQLite file's writers queue at a gate (write_gate.py); in memory there is one.
-        path = sqlite_path(database_url) if database_url.startswith("sqlite") else None
+        path = sqlite_path(database_url)  # None for any other database
         self.write_gate = WriteGate(path) if path is not None else None
 
     def session(self) -> Session:

@@ -19,7 +19,7 @@ from app.services.creation import Player
 from app.services.errors import ConcurrentUpdate
 from app.services.unit_of_work import StoredResult
 
-from .test_unit_of_work import loaded, play_first_card, two_humans
+from .test_unit_of_work import a_move_to_save, a_won_race, loaded, play_first_card, two_humans
 
 
 @pytest.fixture
@@ -36,13 +36,8 @@ def test_each_database_has_its_own_move_path(database, backend):
 
 
 def test_a_lost_race_keeps_nothing_of_its_batch(database, backend):
-    game_id = two_humans(database)
-    first, second = loaded(database, game_id), loaded(database, game_id)
-    play_first_card(first)
-    play_first_card(second)
-    with SqlUnitOfWork(database) as uow:
-        uow.games.save(first)
-        uow.commit()
+    first, second = a_won_race(database)
+    game_id = first.id
     listener = _listening(database, backend)
     with pytest.raises(ConcurrentUpdate), SqlUnitOfWork(database) as uow:
         uow.games.save(second)  # stale: loaded at the version ``first`` moved on from
@@ -79,9 +74,8 @@ def test_the_version_check_alone_refuses_a_stale_save(database):
 def test_the_winner_of_a_race_is_announced_once(database, backend):
     if backend != "postgresql":
         pytest.skip("SQLite has no NOTIFY; its streams poll")
-    game_id = two_humans(database)
-    game = loaded(database, game_id)
-    play_first_card(game)
+    game = a_move_to_save(database)
+    game_id = game.id
     listener = _listening(database, backend)
     assert listener is not None
     with SqlUnitOfWork(database) as uow:
@@ -98,10 +92,8 @@ def test_the_winner_of_a_race_is_announced_once(database, backend):
 
 
 def test_a_use_case_reads_its_own_writes_before_it_commits(database):
-    game_id = two_humans(database)
-    game = loaded(database, game_id)
-    before = game.version
-    play_first_card(game)
+    game = a_move_to_save(database)
+    game_id, before = game.id, game.loaded_version
     with SqlUnitOfWork(database) as uow:
         uow.games.save(game)
         uow.games.store_result(game_id, 0, "key-2", StoredResult("hash", {"moves": []}))
@@ -142,10 +134,8 @@ def _notices_of(listener: psycopg.Connection, game_id: str, timeout: float) -> l
 def test_a_rollback_forgets_writes_not_sent_yet(database):
     """A use case that rolls back and goes on in the same unit of work (``load_settled``
     does) must not have the writes it gave up sent with its next statement or commit."""
-    game_id = two_humans(database)
-    game = loaded(database, game_id)
-    before = game.version
-    play_first_card(game)
+    game = a_move_to_save(database)
+    game_id, before = game.id, game.loaded_version
     with SqlUnitOfWork(database) as uow:
         uow.games.save(game)
         uow.rollback()

@@ -74,25 +74,37 @@ def play_first_card(game: GameRecord) -> None:
     execute(game, Play(seat, game.state.hands[seat][0]), [])
 
 
-def test_two_transactions_saving_the_same_version_apply_once(database):
+def a_move_to_save(database: Database) -> GameRecord:
+    """A new game of two humans, loaded, with its first card played and not saved yet."""
+    game = loaded(database, two_humans(database))
+    play_first_card(game)
+    return game
+
+
+def a_won_race(database: Database) -> tuple[GameRecord, GameRecord]:
+    """Two loads of one game each play a card; the first is saved and committed, so the
+    second is stale: it was loaded at a version the game has since moved on from."""
     game_id = two_humans(database)
-    first, second = loaded(database, game_id), loaded(database, game_id)
+    first, stale = loaded(database, game_id), loaded(database, game_id)
     play_first_card(first)
-    play_first_card(second)
+    play_first_card(stale)
     with SqlUnitOfWork(database) as uow:
         uow.games.save(first)
         uow.commit()
+    return first, stale
+
+
+def test_two_transactions_saving_the_same_version_apply_once(database):
+    first, second = a_won_race(database)
     with pytest.raises(ConcurrentUpdate), SqlUnitOfWork(database) as uow:
         uow.games.save(second)
         uow.commit()
-    assert len(audit.moves(SqlUnitOfWork(database), game_id)) == 1
+    assert len(audit.moves(SqlUnitOfWork(database), first.id)) == 1
 
 
 def test_leaving_without_a_commit_writes_nothing(database):
-    game_id = two_humans(database)
-    game = loaded(database, game_id)
-    play_first_card(game)
+    game = a_move_to_save(database)
     with SqlUnitOfWork(database) as uow:
         uow.games.save(game)
-    assert audit.moves(SqlUnitOfWork(database), game_id) == []
-    assert audit.verify(SqlUnitOfWork(database), game_id)["ok"]
+    assert audit.moves(SqlUnitOfWork(database), game.id) == []
+    assert audit.verify(SqlUnitOfWork(database), game.id)["ok"]

@@ -16,9 +16,8 @@ import pytest
 from app.persistence import Database, SqlUnitOfWork
 from app.persistence.write_gate import WriteGate
 from app.services.errors import ConcurrentUpdate
-from app.services.model import GameRecord
 
-from .test_unit_of_work import loaded, play_first_card, two_humans
+from .test_unit_of_work import a_move_to_save, a_won_race, loaded
 
 
 @pytest.fixture
@@ -110,26 +109,8 @@ def _free(database: Database) -> bool:
     return _another_thread_gets_through(database.write_gate)
 
 
-def _a_move_to_save(database: Database) -> GameRecord:
-    game = loaded(database, two_humans(database))
-    play_first_card(game)
-    return game
-
-
-def _a_stale_move(database: Database) -> GameRecord:
-    """A move loaded at a version that another move has since moved the game on from."""
-    game_id = two_humans(database)
-    first, stale = loaded(database, game_id), loaded(database, game_id)
-    play_first_card(first)
-    play_first_card(stale)
-    with SqlUnitOfWork(database) as uow:
-        uow.games.save(first)
-        uow.commit()
-    return stale
-
-
 def test_a_committed_move_gives_the_gate_back(database: Database) -> None:
-    game = _a_move_to_save(database)
+    game = a_move_to_save(database)
     with SqlUnitOfWork(database) as uow:
         uow.games.save(game)
         uow.commit()
@@ -138,7 +119,7 @@ def test_a_committed_move_gives_the_gate_back(database: Database) -> None:
 
 
 def test_a_lost_race_gives_the_gate_back(database: Database) -> None:
-    stale = _a_stale_move(database)
+    _, stale = a_won_race(database)
     with pytest.raises(ConcurrentUpdate), SqlUnitOfWork(database) as uow:
         uow.games.save(stale)
     assert _free(database)
@@ -147,7 +128,7 @@ def test_a_lost_race_gives_the_gate_back(database: Database) -> None:
 def test_an_error_between_the_write_and_the_commit_gives_the_gate_back(
     database: Database,
 ) -> None:
-    game = _a_move_to_save(database)
+    game = a_move_to_save(database)
     with pytest.raises(RuntimeError), SqlUnitOfWork(database) as uow:
         uow.games.save(game)
         raise RuntimeError("a bug after the write")
@@ -156,7 +137,7 @@ def test_an_error_between_the_write_and_the_commit_gives_the_gate_back(
 
 
 def test_a_rollback_gives_the_gate_back(database: Database) -> None:
-    game = _a_move_to_save(database)
+    game = a_move_to_save(database)
     with SqlUnitOfWork(database) as uow:
         uow.games.save(game)
         uow.rollback()
