@@ -70,6 +70,16 @@ class HAProxy:
             if row["pxname"] == "replicas" and row["svname"] not in ("BACKEND", "FRONTEND")
         }
 
+    def in_flight(self, name: str) -> int:
+        """Requests HAProxy has handed to replica ``name`` and not yet had answered (scur)."""
+        text = requests.get(f"http://127.0.0.1:{self.stats_port}/stats;csv", timeout=5).text
+        rows = csv.DictReader(io.StringIO(text.lstrip("# ")))
+        return next(
+            int(row["scur"] or 0)
+            for row in rows
+            if row["pxname"] == "replicas" and row["svname"] == name
+        )
+
     def wait_for(self, wanted: dict[str, str], timeout: float = 30) -> None:
         deadline = time.monotonic() + timeout
         seen: dict[str, str] = {}

@@ -103,6 +103,12 @@ class Gunicorn:
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
+    def freeze(self) -> None:
+        """SIGSTOP the master and every worker: connections are still accepted by the kernel, and
+        requests sent to it wait, unanswered, until it is continued or killed."""
+        assert self.process is not None
+        os.killpg(self.process.pid, signal.SIGSTOP)
+
     def kill(self) -> None:
         """SIGKILL the master and every worker at once, as a crashed machine would."""
         assert self.process is not None

@@ -1,7 +1,7 @@
 """Two instances, one database, a real balancer: two gunicorns on one fresh PostgreSQL (a cluster
 of this test's own), behind Debian's HAProxy running the project's deploy/haproxy.cfg, all on
 loopback and free ports. Several clients play games through the balancer while one instance,
-master and workers, is killed with SIGKILL.
+master and workers, is frozen until HAProxy has handed it a request and then killed with SIGKILL.
 
 A request cut by the kill comes back from HAProxy as a 502 (or the connection drops): the client
 does not know whether its move was applied, so it sends the very same request with the same
@@ -127,6 +127,13 @@ def served(instance: Gunicorn) -> int:
     return instance.log().count('"route": "/games')
 
 
+def wait_for_a_request_at(balancer: HAProxy, label: str, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while balancer.in_flight(label) == 0:
+        assert time.monotonic() < deadline, f"no request reached the frozen {label}"
+        time.sleep(0.05)
+
+
 def check_acknowledged(base: str, players: list[RecordingPlayer]) -> int:
     """Each acknowledged move is in its game's log once, as the seat's card with that number."""
     games = {game_id for p in players for game_id, _, _ in p.acknowledged.values()}
@@ -173,6 +180,10 @@ def kill_one_of_two(
                 before = served(victim)
                 assert before > 0, f"{label} served nothing before its kill: no balancing"
                 lost_before = stats.lost
+                # Freeze it first, so the kill is sure to cut a request in flight: killed at a
+                # random instant, it was sometimes between requests and the test proved nothing.
+                victim.freeze()
+                wait_for_a_request_at(balancer, label)
                 victim.kill()  # master and workers at once
                 balancer.wait_for({label: "DOWN"})
                 time.sleep(1.0)  # the survivor carries the load alone
