@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,6 +18,7 @@ from app.api.games import _uow, blp
 from app.api.requests import query
 from app.services import feed, games
 from app.services.hub import Hub
+from app.services.outlet import Outlet
 from app.services.records import Record
 
 EVENT_STREAM = "text/event-stream"
@@ -70,6 +72,32 @@ def sse(batch: list[Record]) -> str:
     return "".join(f"id: {r.id}\nevent: {r.event}\ndata: {r.json}\n\n" for r in batch)
 
 
+def _chunk(batch: list[Record]) -> bytes:
+    """A batch as one HTTP/1.1 chunk, framed as gunicorn frames what the iterator yields."""
+    data = sse(batch).encode()
+    return b"%X\r\n%s\r\n" % (len(data), data)
+
+
+def _plain(batch: list[Record]) -> bytes:
+    """A batch for an HTTP/1.0 client: the body is not chunked; it ends when the socket closes."""
+    return sse(batch).encode()
+
+
+def _outlet(environ: dict[str, Any]) -> Outlet | None:
+    """The stream's socket, when the server lends it: gunicorn's (``gunicorn.socket``), a plain
+    TCP socket (not TLS, not a cooperative one: gevent's), which its threaded and sync
+    workers leave alone while the response's iterator runs. Anywhere else (the development
+    server, the test client) the stream yields its records as any response does."""
+    sock = environ.get("gunicorn.socket")
+    if environ.get("REQUEST_METHOD") != "GET" or not isinstance(sock, socket.socket):
+        return None
+    if type(sock).__module__ != "socket":  # ssl.SSLSocket, gevent's socket
+        return None
+    # gunicorn chunks a body of unknown length for HTTP/1.1 clients and later, not for 1.0
+    chunked = environ.get("SERVER_PROTOCOL", "HTTP/1.0") != "HTTP/1.0"
+    return Outlet(sock, _chunk if chunked else _plain)
+
+
 def _lines(opening: str, batches: Iterator[list[Record]]) -> Iterator[str]:
     with metrics.stream_client():
         yield opening  # sent at once, so the client sees the stream open before any record
@@ -121,6 +149,7 @@ class StreamResource(MethodView):
             first,
             keepalive=float(settings.get("STREAM_KEEPALIVE_SECONDS", KEEPALIVE_SECONDS)),
             lifetime=float(settings.get("STREAM_MAX_SECONDS", MAX_SECONDS)),
+            outlet=_outlet(request.environ),
         )
         response = Response(_lines(f"retry: {RETRY_MS}\n\n", records), mimetype=EVENT_STREAM)
         response.headers["Cache-Control"] = "no-cache"

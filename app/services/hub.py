@@ -7,6 +7,9 @@ A stream that fell further behind than the ring (a slow reader) reads the log it
 its own last version. Nothing is queued per stream, so a client that stops reading holds up
 nobody but itself, and memory does not grow with a slow reader.
 
+A stream whose server lends it its socket (``Outlet``, app/services/outlet.py) is written to by
+the thread that brings the records, as long as it keeps up; its own thread sleeps meanwhile.
+
 Where the news comes from (``Watcher``): PostgreSQL's NOTIFY through one listening connection
 per process, plus a slow poll as a safety net; on SQLite, a poll of the watched games'
 versions, one query for all of them, a few times a second.
@@ -24,6 +27,7 @@ from typing import Protocol
 
 from app.services import feed
 from app.services.feed import Page
+from app.services.outlet import Outlet, Render
 from app.services.records import Record
 from app.services.unit_of_work import AbstractUnitOfWork
 
@@ -57,6 +61,7 @@ class Channel:
     fetching: bool = False
     ring: deque[Record] = field(default_factory=lambda: deque(maxlen=RING))
     changed: threading.Condition = field(default_factory=threading.Condition)
+    outlets: set[Outlet] = field(default_factory=set)  # caught-up streams written from here
 
     def keep(self, page: Page) -> None:
         """Add a page read from ``through`` on (the caller holds ``changed``); records the
@@ -70,6 +75,30 @@ class Channel:
         self.through = max(self.through, page.through)
         self.known = max(self.known, self.through)
         self.ended = page.ended
+
+    def deliver(self) -> None:
+        """Write what is new to each attached outlet's socket, rendered once per starting
+        version (the caller holds ``changed``, just after ``keep``). An outlet that could not
+        take it all, or that has had the game's last record, is handed back to its stream."""
+        wires: dict[tuple[int, Render], bytes | None] = {}
+        for outlet in list(self.outlets):
+            if outlet.cursor >= self.through:
+                continue
+            if outlet.cursor < self.ring_from:  # more came at once than the ring holds
+                self.hand_back(outlet)
+                continue
+            key = (outlet.cursor, outlet.render)
+            if key not in wires:
+                records = self.after(outlet.cursor).records
+                wires[key] = outlet.render(records) if records else None
+            wire = wires[key]
+            outlet.cursor, outlet.ended = self.through, self.ended
+            if (wire is not None and not outlet.offer(wire)) or outlet.ended:
+                self.hand_back(outlet)
+
+    def hand_back(self, outlet: Outlet) -> None:
+        self.outlets.discard(outlet)
+        outlet.detach()
 
     def after(self, cursor: int) -> Page:
         newer: list[Record] = []
@@ -106,11 +135,18 @@ class Hub:
 
     # ---------------------------------------------------------------- streams
     def follow(
-        self, game_id: str, first: Page, keepalive: float, lifetime: float
+        self,
+        game_id: str,
+        first: Page,
+        keepalive: float,
+        lifetime: float,
+        outlet: Outlet | None = None,
     ) -> Iterator[list[Record]]:
         """Every record after the first page's start, a batch at a time, live; an empty batch
         when ``keepalive`` seconds passed without one. Ends after the game's last record, or
-        after ``lifetime`` seconds."""
+        after ``lifetime`` seconds. With an ``outlet`` (the stream's socket, which nobody else
+        writes while this iterator waits), records and keep-alives go straight to the socket
+        while the stream is caught up, and only the others are yielded."""
         if first.records:
             yield first.records
         if first.ended:
@@ -121,6 +157,11 @@ class Hub:
         closes = time.monotonic() + lifetime
         try:
             while time.monotonic() < closes:
+                if outlet is not None and self._park(channel, outlet, cursor, keepalive, closes):
+                    if outlet.broken or (outlet.leftover and not outlet.flush()) or outlet.ended:
+                        return
+                    cursor = outlet.cursor
+                    continue
                 page = self._next(channel, cursor, min(keepalive, closes - time.monotonic()))
                 if page is None:
                     yield []
@@ -132,6 +173,37 @@ class Hub:
                     return
         finally:
             self._leave(channel)
+
+    def _park(
+        self, channel: Channel, outlet: Outlet, cursor: int, keepalive: float, closes: float
+    ) -> bool:
+        """Attach the outlet if the stream is caught up (else False at once), and sleep while
+        the channel writes to it, waking only to send a keep-alive; True once it is handed
+        back (a slow or gone client, the game's end, the stream's lifetime), its cursor the
+        last version written."""
+        with channel.changed:
+            if channel.ended or cursor != channel.through or cursor < channel.ring_from:
+                return False
+            outlet.cursor = cursor
+            outlet.attached = True
+            outlet.handed_back.clear()
+            channel.outlets.add(outlet)
+        try:
+            while outlet.attached:
+                wake = min(outlet.last_write + keepalive, closes)
+                outlet.handed_back.wait(wake - time.monotonic())
+                with channel.changed:
+                    now = time.monotonic()
+                    if not outlet.attached:
+                        break
+                    quiet = now - outlet.last_write >= keepalive
+                    if now >= closes or (quiet and not outlet.offer(outlet.render([]))):
+                        channel.hand_back(outlet)
+        finally:
+            with channel.changed:
+                channel.outlets.discard(outlet)
+                outlet.attached = False
+        return True
 
     def _next(self, channel: Channel, cursor: int, wait: float) -> Page | None:
         """The next page after ``cursor`` from the ring, or None after ``wait`` seconds."""
@@ -175,6 +247,7 @@ class Hub:
                     return
                 channel.keep(page)
                 channel.changed.notify_all()
+                channel.deliver()
                 if page.through <= through:  # nothing new could be read: wait for news
                     return
 
@@ -213,6 +286,7 @@ class Hub:
             if page is not None and after == channel.through and not channel.fetching:
                 channel.keep(page)
                 channel.changed.notify_all()
+                channel.deliver()
                 return
         self._fetch(channel)
 

@@ -184,19 +184,73 @@ def test_clients_that_stop_reading_do_not_hold_up_the_others(
             answered = time.monotonic()
             got = follower.take(len(moves), timeout=5)
             assert got[-1][1] - answered < 1.0
+        # The stalled clients read at last: each gets every record so far, in order, once.
+        newest = f"id: {got[-1][0].id}\n"
+        fresh = _stalled_stream(one, table.game_id)
+        try:
+            expected = records(_read_body(fresh, newest))
+        finally:
+            fresh.close()
+        for sock in stalled[20:24]:
+            assert records(_read_body(sock, newest)) == expected
     finally:
         follower.close()
         for sock in stalled:
             sock.close()
 
 
-def _stalled_stream(server: Gunicorn, game_id: str) -> socket.socket:
+def test_an_http_1_0_client_gets_the_stream_unchunked_until_the_server_closes_it(
+    two_instances: list[Gunicorn],
+) -> None:
+    one, _ = two_instances
+    table = Table(one, target=1)
+    sock = _stalled_stream(one, table.game_id, "HTTP/1.0")
+    try:
+        while table.active:
+            table.move(one)
+        body = _read_body(sock, until=None)
+    finally:
+        sock.close()
+    assert records(body) == whole_stream(one, table.game_id)
+
+
+def _stalled_stream(server: Gunicorn, game_id: str, protocol: str = "HTTP/1.1") -> socket.socket:
     """A stream request from a client with a tiny receive buffer that never reads."""
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
     sock.connect(("127.0.0.1", server.port))
-    sock.sendall(f"GET /games/{game_id}/stream HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    sock.sendall(f"GET /games/{game_id}/stream {protocol}\r\nHost: x\r\n\r\n".encode())
     return sock
+
+
+def _read_body(sock: socket.socket, until: str | None, timeout: float = 20) -> str:
+    """The stream's body as read from a raw socket, de-chunked if it was chunked, up to the
+    block that contains ``until`` (None: until the server closes the connection)."""
+    sock.settimeout(timeout)
+    raw = b""
+    while b"\r\n\r\n" not in raw:
+        raw += sock.recv(1 << 16)
+    head, _, rest = raw.partition(b"\r\n\r\n")
+    chunked = b"transfer-encoding: chunked" in head.lower()
+    body = b""
+    while True:
+        if chunked:
+            while (end := rest.find(b"\r\n")) >= 0:
+                size = int(rest[:end], 16)
+                if len(rest) < end + 2 + size + 2:
+                    break
+                body += rest[end + 2 : end + 2 + size]
+                rest = rest[end + 2 + size + 2 :]
+        else:
+            body, rest = body + rest, b""
+        text = body.decode()
+        if until is not None and until in text:
+            return text[: text.index("\n\n", text.index(until)) + 2]
+        more = sock.recv(1 << 16)
+        if not more:
+            assert until is None, f"the stream closed before {until!r}"
+            return text
+        rest += more
 
 
 @pytest.fixture(scope="module")
