@@ -40,6 +40,7 @@ from app.engine.state import (
     PLAYING,
     SIDES,
     GameState,
+    RoundMoves,
     RoundResult,
     dealer_of_round,
     side_of,
@@ -292,7 +293,7 @@ def _apply_round_dealt(state: GameState, dealt: RoundDealt) -> None:
     state.basras = [0] * SIDES
     state.jack_basras = [0] * SIDES
     state.last_capturer = None
-    state.round_moves = []
+    state.round_moves = RoundMoves()
     state.discarded = []
     _deal_hands(state)
     floor = state.stock[:FLOOR_SIZE]

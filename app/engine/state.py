@@ -118,6 +118,71 @@ class RoundResults(Sequence[RoundResult]):
                  "basras": r[4], "jack_basras": r[5]} for r in self._rows]  # fmt: skip
 
 
+class RoundMoves(Sequence[CardPlayed]):
+    """The cards played this round, in order, held both ways: each as the row a snapshot
+    stores it as, and as its ``CardPlayed``, each form made from the other only when asked for.
+
+    Every move loads, saves and shows a state whose round may hold 48 cards played. Loading
+    made and saving took apart every one of them, several times the cost of the move itself
+    (docs/performance.md); a view needs only the last one, and the greedy bot none. So a
+    loaded row is parsed when it is read, and a new move is written as a row when saved.
+    """
+
+    __slots__ = ("_moves", "_rows")
+
+    def __init__(self, rows: Iterable[dict[str, Any]] = ()) -> None:
+        self._rows: list[dict[str, Any] | None] = list(rows)
+        self._moves: list[CardPlayed | None] = [None] * len(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._moves)
+
+    @overload
+    def __getitem__(self, index: int) -> CardPlayed: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[CardPlayed]: ...
+
+    def __getitem__(self, index: int | slice) -> CardPlayed | list[CardPlayed]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self._moves)))]
+        move = self._moves[index]
+        if move is None:
+            row = self._rows[index]
+            assert row is not None  # each entry has one form or both
+            move = self._moves[index] = CardPlayed.from_dict(row)
+        return move
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RoundMoves):
+            return NotImplemented
+        return list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"RoundMoves({self.rows()!r})"
+
+    def append(self, move: CardPlayed) -> None:
+        self._moves.append(move)
+        self._rows.append(None)
+
+    def copy(self) -> RoundMoves:
+        copied = RoundMoves()
+        copied._moves, copied._rows = list(self._moves), list(self._rows)  # both never change
+        return copied
+
+    def rows(self) -> list[dict[str, Any]]:
+        """The snapshot's form: ``CardPlayed.to_dict`` of each."""
+        rows, moves = self._rows, self._moves
+        for index, row in enumerate(rows):
+            if row is None:
+                move = moves[index]
+                assert move is not None
+                rows[index] = move.to_dict()
+        return rows.copy()  # type: ignore[return-value]  # no None is left
+
+
 @dataclass(slots=True)
 class GameState:
     rules: Rules
@@ -136,7 +201,7 @@ class GameState:
     last_capturer: int | None = None
     majority_carry: int = 0  # a tied majority award carried to the next round
     moves: int = 0
-    round_moves: list[CardPlayed] = field(default_factory=list)
+    round_moves: RoundMoves = field(default_factory=RoundMoves)
     rounds: RoundResults = field(default_factory=RoundResults)
     discarded: list[Card] = field(default_factory=list)
     fixed_round: bool = False
@@ -182,7 +247,7 @@ class GameState:
             last_capturer=self.last_capturer,
             majority_carry=self.majority_carry,
             moves=self.moves,
-            round_moves=list(self.round_moves),
+            round_moves=self.round_moves.copy(),
             rounds=self.rounds.copy(),
             discarded=list(self.discarded),
             fixed_round=self.fixed_round,
@@ -212,7 +277,7 @@ class GameState:
             "last_capturer": self.last_capturer,
             "majority_carry": self.majority_carry,
             "moves": self.moves,
-            "round_moves": [move.to_dict() for move in self.round_moves],
+            "round_moves": self.round_moves.rows(),
             "rounds": self.rounds.rows(),
             "discarded": codes(self.discarded),
             "fixed_round": self.fixed_round,
@@ -242,7 +307,7 @@ class GameState:
             last_capturer=data["last_capturer"],
             majority_carry=data["majority_carry"],
             moves=data["moves"],
-            round_moves=[CardPlayed.from_dict(move) for move in data["round_moves"]],
+            round_moves=RoundMoves(data["round_moves"]),
             rounds=RoundResults(data["rounds"]),
             discarded=list(parse_cards(data["discarded"])),
             fixed_round=data["fixed_round"],

@@ -6,6 +6,7 @@ This is the only place that decides it. The HTTP views and the bots both start f
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,7 +41,7 @@ class SeatView:
     hand_sizes: tuple[int, ...]
     sides: tuple[SideView, ...]
     last_capturer: int | None
-    round_moves: tuple[CardPlayed, ...]  # every card played this round and what it took
+    round_moves: Sequence[CardPlayed]  # every card played this round and what it took
     rounds: RoundResults  # a copy: later rounds of the match do not change a view
     winner: int | None
     seat: int | None  # None for a spectator
@@ -119,7 +120,7 @@ def observe(state: GameState, seat: int | None) -> SeatView:
             for side in range(SIDES)
         ),
         last_capturer=state.last_capturer,
-        round_moves=tuple(state.round_moves),
+        round_moves=state.round_moves.copy(),
         rounds=state.rounds.copy(),
         winner=state.winner,
         seat=seat,
