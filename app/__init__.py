@@ -45,18 +45,23 @@ def _stream_hub(app: Flask, database: Database) -> Any:
     PostgreSQL pushes news of commits (one LISTEN per process); SQLite is polled."""
     from app.persistence import SqlUnitOfWork
     from app.persistence.notifications import Listener
-    from app.services.hub import Hub, Listen, NoticeSource, OnNotice
+    from app.services.hub import Hub, Listen, NoticeSource, OnNews
 
     def listen(
-        on_notice: OnNotice,
+        on_news: OnNews,
         on_connect: Callable[[], None],
         wake_every: float,
-        on_idle: Callable[[], None],
+        on_idle: Callable[[], float | None],
     ) -> NoticeSource:
-        return Listener(database.url, on_notice, on_connect, wake_every, on_idle)
+        return Listener(database.url, on_news, on_connect, wake_every, on_idle)
 
     pushed: Listen | None = listen if database.engine.dialect.name == "postgresql" else None
-    return Hub(lambda: SqlUnitOfWork(database), pushed, app.config["STREAM_POLL_SECONDS"])
+    return Hub(
+        lambda: SqlUnitOfWork(database),
+        pushed,
+        app.config["STREAM_POLL_SECONDS"],
+        write_every=app.config["STREAM_WRITE_EVERY_SECONDS"],
+    )
 
 
 def _register_bot_runner(app: Flask) -> None:

@@ -40,6 +40,9 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         # and the keep-alive comment's period.
         "STREAM_POLL_SECONDS": float(os.environ.get("STREAM_POLL_SECONDS") or 0.25),
         "STREAM_KEEPALIVE_SECONDS": float(os.environ.get("STREAM_KEEPALIVE_SECONDS") or 15),
+        # A game's caught-up streams are written at most this often: the moves of a game that
+        # moves faster go out together, one send per socket (docs/performance.md, "Live streams").
+        "STREAM_WRITE_EVERY_SECONDS": float(os.environ.get("STREAM_WRITE_EVERY_SECONDS") or 0.1),
         # A game of bots alone unchanged this long is nobody's: a bot runner claims it.
         "BOT_STALE_SECONDS": float(os.environ.get("BOT_STALE_SECONDS") or 10.0),
         # Where counts live without Redis (app/api/limits.py); a limits storage URI.

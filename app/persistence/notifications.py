@@ -12,9 +12,9 @@ does it on PostgreSQL too, less often, as a safety net and after a reconnect).
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -65,7 +65,7 @@ def parse_notice(payload: str) -> Notice | None:
         return None
     game_id, version, after, ended, rows = parts
     try:
-        records = [Record(int(n), str(event), dict(data)) for n, event, data in json.loads(rows)]
+        records = [Record(int(n), str(event), dict(data)) for n, event, data in orjson.loads(rows)]
     except (ValueError, TypeError):
         return Notice(game_id, int(version))  # the version alone still says what is new
     page = Page(records, int(version), ended == "1")
@@ -78,21 +78,23 @@ def libpq_url(database_url: str) -> str:
 
 
 class Listener:
-    """One connection that LISTENs, reconnecting for ever; ``on_notice(game_id, version,
-    after, page)`` for each notice (``page``: the records it carried after ``after``, or
-    None), and ``on_connect()`` after each (re)connection, when notices sent while it was
-    away are lost and the caller must look for itself."""
+    """One connection that LISTENs, reconnecting for ever; ``on_news(news)`` for the notices
+    that arrived together, each as ``(game_id, version, after, page)`` (``page``: the records
+    it carried after ``after``, or None), and ``on_connect()`` after each (re)connection, when
+    notices sent while it was away are lost and the caller must look for itself."""
 
     def __init__(
         self,
         database_url: str,
-        on_notice: Callable[[str, int, int | None, Page | None], None],
+        on_news: Callable[[list[tuple[str, int, int | None, Page | None]]], None],
         on_connect: Callable[[], None],
         wake_every: float = 5.0,
-        on_idle: Callable[[], None] | None = None,
+        on_idle: Callable[[], float | None] | None = None,
     ) -> None:
+        """``on_idle()`` runs after each batch of notices, and at least every ``wake_every``
+        seconds; it may ask to run again sooner (the seconds it returns)."""
         self.conninfo = libpq_url(database_url)
-        self.on_notice = on_notice
+        self.on_news = on_news
         self.on_connect = on_connect
         self.on_idle = on_idle
         self.wake_every = wake_every
@@ -120,14 +122,22 @@ class Listener:
             self.connected.set()
             self.reconnects += 1
             self.on_connect()
+            checked, wait = time.monotonic(), 0.0  # on_idle at once: it may have work held
             while not self.stopping.is_set():
-                for notice in connection.notifies(timeout=self.wake_every, stop_after=256):
-                    parsed = parse_notice(notice.payload)
-                    if parsed is not None:
-                        self.on_notice(parsed.game_id, parsed.version, parsed.after, parsed.page)
-                if self.on_idle is not None:
-                    self.on_idle()
-                connection.execute("SELECT 1")  # notice a dead server even when all is quiet
+                # stop_after=1 still yields every notice of one read from the socket: those
+                # that arrived together are handed over together (the hub then writes each
+                # game's streams once for all of them).
+                news = []
+                for notice in connection.notifies(timeout=wait, stop_after=1):
+                    if (parsed := parse_notice(notice.payload)) is not None:
+                        news.append((parsed.game_id, parsed.version, parsed.after, parsed.page))
+                if news:
+                    self.on_news(news)
+                soon = self.on_idle() if self.on_idle is not None else None
+                wait = self.wake_every if soon is None else min(self.wake_every, soon)
+                if time.monotonic() - checked >= self.wake_every:
+                    connection.execute("SELECT 1")  # notice a dead server even when all is quiet
+                    checked = time.monotonic()
 
     def stop(self) -> None:
         self.stopping.set()

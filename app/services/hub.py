@@ -9,6 +9,9 @@ nobody but itself, and memory does not grow with a slow reader.
 
 A stream whose server lends it its socket (``Outlet``, app/services/outlet.py) is written to by
 the thread that brings the records, as long as it keeps up; its own thread sleeps meanwhile.
+That thread writes a game's streams once for all the notices that reached it together, and at
+most every ``write_every`` seconds (0.1 s served): a game that moves faster has its moves in
+between held and written together, one send per socket, which is what the writes cost.
 
 Where the news comes from (``Watcher``): PostgreSQL's NOTIFY through one listening connection
 per process, plus a slow poll as a safety net; on SQLite, a poll of the watched games'
@@ -21,7 +24,7 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -43,11 +46,13 @@ class NoticeSource(Protocol):
     def stop(self) -> None: ...
 
 
-# on_notice(game_id, version, after, page): ``page`` holds the records after version
+# A notice, (game_id, version, after, page): ``page`` holds the records after version
 # ``after`` when the notice carried them (PostgreSQL's notices do, when they fit), else None.
-OnNotice = Callable[[str, int, int | None, Page | None], None]
-# (on_notice, on_connect(), wake_every, on_idle()) -> a source to run
-Listen = Callable[[OnNotice, Callable[[], None], float, Callable[[], None]], NoticeSource]
+News = tuple[str, int, int | None, Page | None]
+# on_news(the notices that arrived together)
+OnNews = Callable[[list[News]], None]
+# (on_news, on_connect(), wake_every, on_idle() -> seconds to wake in, or None) -> a source
+Listen = Callable[[OnNews, Callable[[], None], float, Callable[[], float | None]], NoticeSource]
 
 
 @dataclass
@@ -62,6 +67,8 @@ class Channel:
     ring: deque[Record] = field(default_factory=lambda: deque(maxlen=RING))
     changed: threading.Condition = field(default_factory=threading.Condition)
     outlets: set[Outlet] = field(default_factory=set)  # caught-up streams written from here
+    written: float = 0.0  # when the outlets were last written (time.monotonic)
+    held: bool = False  # records kept that the outlets have not been written yet
 
     def keep(self, page: Page) -> None:
         """Add a page read from ``through`` on (the caller holds ``changed``); records the
@@ -117,14 +124,18 @@ class Hub:
         listen: Listen | None = None,
         poll_seconds: float = 0.25,
         safety_poll: float = 5.0,
+        write_every: float = 0.0,
     ) -> None:
         """``uow`` makes a unit of work per read; ``listen`` (None: poll only, as on SQLite)
-        makes the source of pushed news."""
+        makes the source of pushed news; the caught-up streams of a game are written at most
+        once every ``write_every`` seconds (0: as soon as records come)."""
         self.uow = uow
         self.listen = listen
         self.poll_seconds = poll_seconds
         self.safety_poll = safety_poll
+        self.write_every = write_every
         self.channels: dict[str, Channel] = {}
+        self.held: dict[str, Channel] = {}  # channels with records held back (``_write``)
         self.lock = threading.Lock()
         self.watcher: Watcher | None = None
 
@@ -247,7 +258,7 @@ class Hub:
                     return
                 channel.keep(page)
                 channel.changed.notify_all()
-                channel.deliver()
+                self._write(channel, time.monotonic())
                 if page.through <= through:  # nothing new could be read: wait for news
                     return
 
@@ -278,17 +289,61 @@ class Hub:
         """Game ``game_id`` is at ``version`` now (from NOTIFY or a poll): read what is new,
         unless the notice brought it (``page``, the records after ``after``) and it follows
         on from what the channel holds: then every process's streams have it without a read."""
-        channel = self.channels.get(game_id)
-        if channel is None:
-            return
-        with channel.changed:
-            channel.known = max(channel.known, version)
-            if page is not None and after == channel.through and not channel.fetching:
-                channel.keep(page)
-                channel.changed.notify_all()
-                channel.deliver()
-                return
-        self._fetch(channel)
+        self.notify_many([(game_id, version, after, page)])
+
+    def notify_many(self, news: Iterable[News]) -> None:
+        """``notify`` for notices that arrived together. Each game's caught-up streams are
+        written once, after all of them: when this thread falls behind a busy game, the
+        moves it missed go out in one write per socket, not one each."""
+        kept: dict[str, Channel] = {}
+        for game_id, version, after, page in news:
+            channel = self.channels.get(game_id)
+            if channel is None:
+                continue
+            with channel.changed:
+                channel.known = max(channel.known, version)
+                if page is not None and after == channel.through and not channel.fetching:
+                    channel.keep(page)
+                    channel.changed.notify_all()
+                    kept[game_id] = channel
+                    continue
+            self._fetch(channel)
+        now = time.monotonic()
+        for channel in kept.values():
+            with channel.changed:
+                self._write(channel, now)
+
+    def _write(self, channel: Channel, now: float) -> None:
+        """Write the channel's new records to its outlets now, or, if they were written less
+        than ``write_every`` seconds ago (a game that moves many times a second), hold them
+        until then: ``write_held`` writes them with whatever else has come by then, in one
+        send per socket. The caller holds ``channel.changed``."""
+        if now - channel.written >= self.write_every or channel.ended:
+            channel.deliver()
+            channel.written, channel.held = now, False
+        elif not channel.held:
+            channel.held = True
+            with self.lock:
+                self.held[channel.game_id] = channel
+
+    def write_held(self) -> float | None:
+        """Write the held records that are due; the seconds until the next are, if any (the
+        watcher's thread calls it after each batch of news, and wakes when told)."""
+        now, soonest = time.monotonic(), None
+        with self.lock:
+            held = list(self.held.values())
+        for channel in held:
+            with channel.changed:
+                due = channel.written + self.write_every
+                if not channel.held or due <= now:
+                    if channel.held:
+                        channel.deliver()
+                        channel.written, channel.held = now, False
+                    with self.lock:
+                        self.held.pop(channel.game_id, None)
+                elif soonest is None or due - now < soonest:
+                    soonest = due - now
+        return soonest
 
     def poll(self) -> None:
         """Ask the database for the version of every watched game (one query)."""
@@ -334,7 +389,7 @@ class Watcher:
         self.last_poll = 0.0
         if hub.listen is not None:
             wake_every = min(1.0, hub.safety_poll)
-            self.listener = hub.listen(hub.notify, self._poll, wake_every, self._poll_if_due)
+            self.listener = hub.listen(hub.notify_many, self._poll, wake_every, self._between)
         self.thread = threading.Thread(target=self._run, name="basra-stream-watcher", daemon=True)
 
     def start(self) -> None:
@@ -344,8 +399,15 @@ class Watcher:
         if self.listener is not None:
             self.listener.run()
             return
-        while not self.stopping.wait(self.hub.poll_seconds):
-            self._poll()
+        next_poll = time.monotonic() + self.hub.poll_seconds
+        while True:
+            wait = next_poll - time.monotonic()
+            held = self.hub.write_held()
+            if self.stopping.wait(max(0.0, wait if held is None else min(wait, held))):
+                return
+            if time.monotonic() >= next_poll:
+                self._poll()
+                next_poll = time.monotonic() + self.hub.poll_seconds
 
     def _poll(self) -> None:
         self.last_poll = time.monotonic()
@@ -354,9 +416,12 @@ class Watcher:
         except Exception as error:  # the database is away; the next poll tries again
             log.warning("stream poll failed: %s", type(error).__name__)
 
-    def _poll_if_due(self) -> None:
+    def _between(self) -> float | None:
+        """Between batches of notices: the safety poll when due, then the held records that
+        are due; the seconds until the next are (the listener wakes by then), if any."""
         if time.monotonic() - self.last_poll >= self.hub.safety_poll:
             self._poll()
+        return self.hub.write_held()
 
     def stop(self) -> None:
         self.stopping.set()

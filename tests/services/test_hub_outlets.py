@@ -192,3 +192,78 @@ def test_a_client_that_went_away_ends_its_stream(hub):
         assert stream.outlet.broken
     finally:
         stream.server.close()
+
+
+def counted_sends(stream: Stream) -> list[bytes]:
+    """What the hub's thread offered the stream's socket, a send each (the socket still gets it)."""
+    sent: list[bytes] = []
+    offer = stream.outlet.offer
+
+    def counting(wire: bytes) -> bool:
+        sent.append(wire)
+        return offer(wire)
+
+    stream.outlet.offer = counting  # type: ignore[method-assign]
+    return sent
+
+
+def test_notices_that_came_together_are_written_in_one_send(hub):
+    stream = Stream(hub, after=7)
+    sent = counted_sends(stream)
+    try:
+        stream.wait_attached()
+        hub.notify_many([
+            ("g1", 9, 7, Page([move(8), move(9)], 9, False)),
+            ("g1", 11, 9, Page([move(10), move(11)], 11, False)),
+            ("another game", 3, 2, Page([move(3)], 3, False)),  # nobody watches it here
+        ])  # fmt: skip
+        assert [ids(wire) for wire in sent] == [[8, 9, 10, 11]]
+        assert ids(stream.read(b"id: 11\n")) == [8, 9, 10, 11]
+    finally:
+        stream.close()
+
+
+@pytest.fixture
+def busy_hub() -> Iterator[Hub]:
+    """A hub that writes a game's streams at most every 0.3 s (its thread writes what it held)."""
+    running = Hub(lambda: Versions(7), write_every=0.3)
+    yield running
+    running.stop()
+
+
+def test_a_busy_games_records_are_held_then_written_together(busy_hub):
+    stream = Stream(busy_hub, after=7)
+    sent = counted_sends(stream)
+    try:
+        stream.wait_attached()
+        busy_hub.notify("g1", 8, after=7, page=Page([move(8)], 8, False))
+        assert ids(b"".join(sent)) == [8], "the first news of a quiet game waited"
+        held_at = time.monotonic()
+        busy_hub.notify("g1", 9, after=8, page=Page([move(9)], 9, False))
+        busy_hub.notify("g1", 10, after=9, page=Page([move(10)], 10, False))
+        assert len(sent) == 1, "a game written a moment ago was written again at once"
+        got = stream.read(b"id: 10\n", timeout=3)
+        waited = time.monotonic() - held_at
+        assert ids(got) == [8, 9, 10]
+        assert [ids(wire) for wire in sent] == [[8], [9, 10]]
+        assert 0.1 < waited < 1.5, f"held records were written after {waited:.2f} s"
+        assert stream.yielded == []
+    finally:
+        stream.close()
+
+
+def test_the_last_record_of_a_game_is_never_held(busy_hub):
+    stream = Stream(busy_hub, after=7)
+    try:
+        stream.wait_attached()
+        busy_hub.notify("g1", 8, after=7, page=Page([move(8)], 8, False))
+        busy_hub.notify("g1", 9, after=8, page=Page([over(9)], 9, True))
+        stream.client.settimeout(0)
+        got = b""
+        with pytest.raises(BlockingIOError):
+            while True:
+                got += stream.client.recv(1 << 16)
+        assert ids(got) == [8, 9]
+        assert stream.ended.wait(5)
+    finally:
+        stream.close()
