@@ -41,7 +41,7 @@ def _libc_send() -> Callable[[int, bytes, int, int], int] | None:
     ``socket.send`` releases the GIL around every call, even a non-blocking one, and taking
     it back waits behind the request threads: with 16 sockets a batch, the hub's thread spent
     most of its time waiting to take the GIL back, and fell hundreds of milliseconds behind
-    the notices (docs/performance.md, "Sends that keep the GIL"). A non-blocking send to a
+    the notices (docs/performance.md, "Where the delivery time went"). A non-blocking send to a
     local socket takes microseconds, so holding the GIL through it costs the others little.
     """
     if not hasattr(socket, "MSG_NOSIGNAL"):
