@@ -6,7 +6,7 @@ does not pull in the web framework.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -45,15 +45,10 @@ def _stream_hub(app: Flask, database: Database) -> Any:
     PostgreSQL pushes news of commits (one LISTEN per process); SQLite is polled."""
     from app.persistence import SqlUnitOfWork
     from app.persistence.notifications import Listener
-    from app.services.hub import Hub, Listen, NoticeSource, OnNews
+    from app.services.hub import Hub, Listen, NewsSink, NoticeSource
 
-    def listen(
-        on_news: OnNews,
-        on_connect: Callable[[], None],
-        wake_every: float,
-        on_idle: Callable[[], float | None],
-    ) -> NoticeSource:
-        return Listener(database.url, on_news, on_connect, wake_every, on_idle)
+    def listen(sink: NewsSink, wake_every: float) -> NoticeSource:
+        return Listener(database.url, sink, wake_every)
 
     pushed: Listen | None = listen if database.engine.dialect.name == "postgresql" else None
     return Hub(

@@ -15,14 +15,17 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import orjson
 from sqlalchemy.engine import make_url
 
 from app.services.feed import Page
 from app.services.records import Record
+
+if TYPE_CHECKING:
+    from app.services.hub import NewsSink
 
 CHANNEL = "basra_games"
 log = logging.getLogger(__name__)
@@ -78,25 +81,16 @@ def libpq_url(database_url: str) -> str:
 
 
 class Listener:
-    """One connection that LISTENs, reconnecting for ever; ``on_news(news)`` for the notices
-    that arrived together, each as ``(game_id, version, after, page)`` (``page``: the records
-    it carried after ``after``, or None), and ``on_connect()`` after each (re)connection, when
-    notices sent while it was away are lost and the caller must look for itself."""
+    """One connection that LISTENs, reconnecting for ever, and tells ``sink`` (the process's
+    hub, app/services/hub.py ``NewsSink``): the notices that arrived together, of the games it
+    watches, each as ``(game_id, version, after, page)`` (``page``: the records it carried
+    after ``after``, or None); each (re)connection, when notices sent while it was away are
+    lost and the sink must look for itself; and, between batches, that it may do other work
+    (it says when it wants to be woken, at the latest every ``wake_every`` seconds)."""
 
-    def __init__(
-        self,
-        database_url: str,
-        on_news: Callable[[list[tuple[str, int, int | None, Page | None]]], None],
-        on_connect: Callable[[], None],
-        wake_every: float = 5.0,
-        on_idle: Callable[[], float | None] | None = None,
-    ) -> None:
-        """``on_idle()`` runs after each batch of notices, and at least every ``wake_every``
-        seconds; it may ask to run again sooner (the seconds it returns)."""
+    def __init__(self, database_url: str, sink: NewsSink, wake_every: float = 5.0) -> None:
         self.conninfo = libpq_url(database_url)
-        self.on_news = on_news
-        self.on_connect = on_connect
-        self.on_idle = on_idle
+        self.sink = sink
         self.wake_every = wake_every
         self.stopping = threading.Event()
         self.connected = threading.Event()
@@ -121,19 +115,22 @@ class Listener:
             connection.execute(f"LISTEN {CHANNEL}")
             self.connected.set()
             self.reconnects += 1
-            self.on_connect()
-            checked, wait = time.monotonic(), 0.0  # on_idle at once: it may have work held
+            self.sink.reconnected()
+            checked, wait = time.monotonic(), 0.0  # idle() at once: it may have work held
             while not self.stopping.is_set():
                 # stop_after=1 still yields every notice of one read from the socket: those
                 # that arrived together are handed over together (the hub then writes each
                 # game's streams once for all of them).
                 news = []
                 for notice in connection.notifies(timeout=wait, stop_after=1):
+                    game_id = notice.payload.partition(":")[0]
+                    if not self.sink.watches(game_id):
+                        continue  # no stream here follows it: its records need no parsing
                     if (parsed := parse_notice(notice.payload)) is not None:
                         news.append((parsed.game_id, parsed.version, parsed.after, parsed.page))
                 if news:
-                    self.on_news(news)
-                soon = self.on_idle() if self.on_idle is not None else None
+                    self.sink.news(news)
+                soon = self.sink.idle()
                 wait = self.wake_every if soon is None else min(self.wake_every, soon)
                 if time.monotonic() - checked >= self.wake_every:
                     connection.execute("SELECT 1")  # notice a dead server even when all is quiet

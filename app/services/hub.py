@@ -49,10 +49,32 @@ class NoticeSource(Protocol):
 # A notice, (game_id, version, after, page): ``page`` holds the records after version
 # ``after`` when the notice carried them (PostgreSQL's notices do, when they fit), else None.
 News = tuple[str, int, int | None, Page | None]
-# on_news(the notices that arrived together)
-OnNews = Callable[[list[News]], None]
-# (on_news, on_connect(), wake_every, on_idle() -> seconds to wake in, or None) -> a source
-Listen = Callable[[OnNews, Callable[[], None], float, Callable[[], float | None]], NoticeSource]
+
+
+class NewsSink(Protocol):
+    """What a ``NoticeSource`` tells, and asks, the process's hub (its ``Watcher``)."""
+
+    def watches(self, game_id: str) -> bool:
+        """Whether any stream of this process follows the game (else its notices are skipped
+        before their records are parsed)."""
+        ...
+
+    def news(self, news: list[News]) -> None:
+        """The notices that arrived together."""
+        ...
+
+    def reconnected(self) -> None:
+        """After each (re)connection: notices sent meanwhile are lost; look for yourself."""
+        ...
+
+    def idle(self) -> float | None:
+        """After each batch of notices, and at least every ``wake_every`` seconds: the seconds
+        until it wants to be called again sooner, if it does."""
+        ...
+
+
+# (the sink, wake_every) -> a source to run
+Listen = Callable[[NewsSink, float], NoticeSource]
 
 
 @dataclass
@@ -389,7 +411,7 @@ class Watcher:
         self.last_poll = 0.0
         if hub.listen is not None:
             wake_every = min(1.0, hub.safety_poll)
-            self.listener = hub.listen(hub.notify_many, self._poll, wake_every, self._between)
+            self.listener = hub.listen(self, wake_every)
         self.thread = threading.Thread(target=self._run, name="basra-stream-watcher", daemon=True)
 
     def start(self) -> None:
@@ -416,7 +438,17 @@ class Watcher:
         except Exception as error:  # the database is away; the next poll tries again
             log.warning("stream poll failed: %s", type(error).__name__)
 
-    def _between(self) -> float | None:
+    # ------------------------------------------------------------ as a NewsSink
+    def watches(self, game_id: str) -> bool:
+        return game_id in self.hub.channels
+
+    def news(self, news: list[News]) -> None:
+        self.hub.notify_many(news)
+
+    def reconnected(self) -> None:
+        self._poll()
+
+    def idle(self) -> float | None:
         """Between batches of notices: the safety poll when due, then the held records that
         are due; the seconds until the next are (the listener wakes by then), if any."""
         if time.monotonic() - self.last_poll >= self.hub.safety_poll:

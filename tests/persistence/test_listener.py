@@ -28,14 +28,46 @@ def announce(url: str, *payloads: str) -> None:
             connection.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
 
 
+class Sink:
+    """A hub as the listener sees it (``NewsSink``), noting what it is told."""
+
+    def __init__(self, watched: set[str] | None = None, wake_in: float | None = None) -> None:
+        self.watched = watched  # None: every game
+        self.wake_in = wake_in
+        self.batches: list[list[tuple]] = []
+        self.idles: list[float] = []
+        self.first_batch_taken, self.go_on = threading.Event(), threading.Event()
+        self.go_on.set()
+
+    def watches(self, game_id: str) -> bool:
+        return self.watched is None or game_id in self.watched
+
+    def news(self, news: list[tuple]) -> None:
+        self.batches.append([(game_id, version) for game_id, version, *_ in news])
+        self.first_batch_taken.set()
+        self.go_on.wait(10)  # while cleared, the listener's thread is busy here
+
+    def reconnected(self) -> None:
+        pass
+
+    def idle(self) -> float | None:
+        self.idles.append(time.monotonic())
+        return self.wake_in
+
+    def wait_for_batches(self, count: int) -> None:
+        deadline = time.monotonic() + 5
+        while len(self.batches) < count and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+
 class Running:
     """A listener on its own thread, as the hub's watcher runs it."""
 
-    def __init__(self, listener: Listener) -> None:
-        self.listener = listener
-        self.thread = threading.Thread(target=listener.run, daemon=True)
+    def __init__(self, url: str, sink: Sink, wake_every: float) -> None:
+        self.listener = Listener(url, sink, wake_every)
+        self.thread = threading.Thread(target=self.listener.run, daemon=True)
         self.thread.start()
-        assert listener.connected.wait(10), "the listener did not connect"
+        assert self.listener.connected.wait(10), "the listener did not connect"
 
     def stop(self) -> None:
         self.listener.stop()
@@ -51,38 +83,30 @@ def running() -> Iterator[list[Running]]:
 
 
 def test_notices_that_arrive_together_are_handed_over_in_one_call(postgres_url, running):
-    batches: list[list[tuple]] = []
-    first_batch_taken, go_on = threading.Event(), threading.Event()
-
-    def on_news(news: list[tuple]) -> None:
-        batches.append(news)
-        first_batch_taken.set()
-        go_on.wait(10)  # the listener's thread is busy: the next notices queue up meanwhile
-
-    running.append(Running(Listener(postgres_url, on_news, lambda: None, wake_every=1.0)))
+    sink = Sink()
+    sink.go_on.clear()
+    running.append(Running(postgres_url, sink, wake_every=1.0))
     announce(postgres_url, "g1:1")
-    assert first_batch_taken.wait(5)
+    assert sink.first_batch_taken.wait(5)
     announce(postgres_url, "g1:2", "g2:5", "g1:3")
     time.sleep(0.3)  # they reach the listener's socket while its thread is still away
-    go_on.set()
-    deadline = time.monotonic() + 5
-    while len(batches) < 2 and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert [[(game, version) for game, version, *_ in batch] for batch in batches] == [
-        [("g1", 1)],
-        [("g1", 2), ("g2", 5), ("g1", 3)],
-    ]
+    sink.go_on.set()
+    sink.wait_for_batches(2)
+    assert sink.batches == [[("g1", 1)], [("g1", 2), ("g2", 5), ("g1", 3)]]
+
+
+def test_notices_of_games_nobody_here_watches_are_skipped(postgres_url, running):
+    sink = Sink(watched={"g1"})
+    running.append(Running(postgres_url, sink, wake_every=1.0))
+    announce(postgres_url, 'g2:5:4:0:[[5,"move",{"n":3}]]', "g1:2")
+    sink.wait_for_batches(1)
+    time.sleep(0.2)
+    assert sink.batches == [[("g1", 2)]]
 
 
 def test_the_listener_wakes_when_asked_without_a_notice(postgres_url, running):
-    idles: list[float] = []
-
-    def on_idle() -> float:
-        idles.append(time.monotonic())
-        return 0.05  # records held back: wake in 50 ms to write them
-
-    listener = Listener(postgres_url, lambda news: None, lambda: None, 5.0, on_idle)
-    running.append(Running(listener))
+    sink = Sink(wake_in=0.05)  # records held back: wake in 50 ms to write them
+    running.append(Running(postgres_url, sink, wake_every=5.0))
     time.sleep(0.6)
-    # With nothing said, it would wait for a notice for wake_every (5 s) before each call.
-    assert len(idles) >= 4, idles
+    # Left alone, it would wait for a notice for wake_every (5 s) between calls.
+    assert len(sink.idles) >= 4, sink.idles
