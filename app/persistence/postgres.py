@@ -264,8 +264,7 @@ class PostgresGameRepository(SqlGameRepository):
                 self.forget_writes()
                 with _translated(), _autocommitted(connection):
                     connection.execute(statement, parameters)
-                self._session.commit()  # the session's own bookkeeping: nothing is sent
-                return
+                return  # the unit of work's end gives the connection back, as after a read
         if self.held:
             self._send()
         self._session.commit()
