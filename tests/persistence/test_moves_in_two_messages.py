@@ -6,8 +6,10 @@ its write, where a race would put it."""
 
 from __future__ import annotations
 
+import importlib.util
 from collections import Counter
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, Self
 
 import psycopg
@@ -17,9 +19,21 @@ from app.persistence import Database, SqlUnitOfWork
 from app.services import audit, games
 from app.services.creation import Player
 from app.services.unit_of_work import StoredResult
-from bench.profile_move import counting_waits
 
 from .test_unit_of_work import loaded
+
+
+def _bench(name: str) -> Any:
+    """A module of bench/ (not a package: its scripts are run by path)."""
+    path = Path(__file__).resolve().parents[2] / "bench" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+counting_waits = _bench("profile_move").counting_waits
 
 
 class Intruded(SqlUnitOfWork):
@@ -118,14 +132,21 @@ def test_a_move_that_lost_its_race_is_retried_under_the_lock_and_applies(databas
 
 
 @pytest.fixture
-def round_trips(backend: str, monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
-    """psycopg's waits for the server, counted as bench/profile_move.py counts them."""
+def round_trips(database, backend: str, monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """psycopg's waits for the server on ``database``'s one connection (the tests' app runs
+    its listener and sweeper on others meanwhile), counted as bench/profile_move.py does."""
     if backend != "postgresql":
         pytest.skip("SQLite runs in process: no message goes anywhere")
+    with database.engine.connect() as connection:
+        ours = connection.connection.driver_connection
     counter: Counter[str] = Counter()
-    monkeypatch.setattr(
-        psycopg.Connection, "wait", counting_waits(psycopg.Connection.wait, counter)
-    )
+    wait = psycopg.Connection.wait
+    counted = counting_waits(wait, counter)
+
+    def wait_on_ours(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return (counted if self is ours else wait)(self, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.Connection, "wait", wait_on_ours)
     return counter
 
 
