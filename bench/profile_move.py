@@ -6,7 +6,7 @@
     .venv/bin/python bench/profile_move.py --no-profile    # timings only
 
 Prints the CPU and wall time of a move (median over ``--moves``), the database statements a
-move sends, how often psycopg waited for the server (about one round trip each), and the
+move sends, how often psycopg waited for the server (one round trip each), and the
 cProfile table (``--top`` lines, by own time). A move is the client's card
 and the greedy bot's reply, as in bench/api.py. No HTTP server and no client threads: this is
 the cost of the request inside one worker, which is what the move path can change.
@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -70,19 +71,39 @@ class Match:
 
 
 def count_psycopg_waits(counter: Counter[str]) -> bool:
-    """Count psycopg's blocking waits for the server (each one a round trip) as "waits"."""
+    """Count psycopg's waits for the server (each one a round trip) as "waits"."""
     try:
         import psycopg
     except ImportError:
         return False
-    original = psycopg.Connection.wait
-
-    def wait(self: Any, *args: Any, **kwargs: Any) -> Any:
-        counter.update(["waits"])
-        return original(self, *args, **kwargs)
-
-    psycopg.Connection.wait = wait  # type: ignore[method-assign]
+    psycopg.Connection.wait = counting_waits(psycopg.Connection.wait, counter)  # type: ignore[method-assign]
     return True
+
+
+def counting_waits(wait: Callable[..., Any], counter: Counter[str]) -> Callable[..., Any]:
+    """psycopg's ``Connection.wait``, counting as "waits" the calls whose work goes to the
+    socket. Some go nowhere (setting ``autocommit`` outside a transaction, a COMMIT with
+    none open: psycopg sends nothing) and are not counted. tests/persistence uses it too."""
+
+    def counted_wait(self: Any, gen: Any, *args: Any, **kwargs: Any) -> Any:
+        return wait(self, _counted(gen, counter), *args, **kwargs)
+
+    return counted_wait
+
+
+def _counted(gen: Any, counter: Counter[str]) -> Any:
+    """``gen``, counted as a wait once it first asks to wait for the socket."""
+    try:
+        asked = next(gen)
+    except StopIteration as done:
+        return done.value
+    counter.update(["waits"])
+    while True:
+        ready = yield asked
+        try:
+            asked = gen.send(ready)
+        except StopIteration as done:
+            return done.value
 
 
 class BackendCpu:

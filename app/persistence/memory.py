@@ -32,7 +32,9 @@ class MemoryGameRepository(GameRepository):
         self.store = store
         self.pending = Store()
 
-    def get(self, game_id: str, for_update: bool = False) -> GameRecord | None:
+    def get(
+        self, game_id: str, for_update: bool = False, idempotency_key: str | None = None
+    ) -> GameRecord | None:
         stored = self.store.games.get(game_id)
         return _loaded(stored) if stored is not None else None
 

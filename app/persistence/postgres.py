@@ -1,17 +1,27 @@
-"""PostgreSQL's hot path: a move in four messages to the server, sent straight through psycopg.
+"""PostgreSQL's hot path: a move in two messages to the server, sent straight through psycopg.
 
 Over SQLAlchemy a move sent eight (BEGIN, the locked load of the game, then of its seats,
 the UPDATE, the log's INSERT, the NOTIFY, the COMMIT...), each paying SQLAlchemy's
-statement machinery on top of the driver's. Here a move sends BEGIN, one load (the game's
-row, locked, with its seats as a JSON array), one write and COMMIT:
+statement machinery on top of the driver's. Here a move sends two:
 
-- the writes a use case makes are held back until it commits (or reads again), then sent
-  as few statements as possible: the version-checked UPDATE, the new log entries and the
-  NOTIFY of the new version are ONE statement (data-modifying CTEs);
-- the UPDATE still checks the version it loaded. The statement fails when no row matched
-  (``1 / count(*)`` of the updated rows divides by zero), which aborts the transaction:
-  the log entries and the notice go with it. The log's primary key still refuses a second
-  writer of the same step, and a NOTIFY is delivered only if its transaction commits.
+- the load: the game's row with its seats as a JSON array and, for a move sent with an
+  Idempotency-Key, the answers stored under that key; one statement, one snapshot. A unit
+  of work that begins with a load not ``for_update`` sends it outside any transaction
+  (psycopg's autocommit: no BEGIN), since a lone read needs none;
+- the write: the writes a use case makes are held back until it commits (or reads again),
+  then sent as few statements as possible. A save is ONE statement (data-modifying CTEs):
+  the version-checked UPDATE, the new log entries, the seats it changed, the answer kept
+  for the move's Idempotency-Key, and the NOTIFY of the new version. When that statement
+  is all a unit of work writes and no transaction is open, it is sent alone, autocommitted:
+  PostgreSQL runs it as a transaction of its own, so the move and its stored answer are
+  written together or not at all, and no COMMIT need follow.
+
+The UPDATE checks the version it loaded. The statement fails when no row matched
+(``1 / count(*)`` of the updated rows divides by zero), which aborts its transaction: the log
+entries, the seats, the answer and the notice go with it. The log's primary key still refuses
+a second writer of the same step, the answers' a second answer to one key, and a NOTIFY is
+delivered only if its transaction commits. A load ``for_update`` (a retry after a lost race,
+a join, a resignation, the sweeper) runs in a transaction, as every write after it does.
 
 psycopg's pipeline mode was measured too (docs/performance.md): it saves waiting, but
 costs more CPU on both sides than these few plain statements, and CPU is what bounds the
@@ -30,6 +40,7 @@ from typing import Any
 
 import psycopg
 from psycopg import errors as pg_errors
+from psycopg.pq import TransactionStatus
 from psycopg.types.json import Json
 from sqlalchemy.orm import Session
 
@@ -54,12 +65,25 @@ from app.services.records import GameFacts, record_of
 from app.services.unit_of_work import StoredResult
 
 # The seats ride along with their game as one JSON array: one statement, one result.
-_LOAD = (
-    f"SELECT {', '.join(_LOADED_COLUMNS)}, (SELECT json_agg(json_build_array("
+_SEATS = (
+    "(SELECT json_agg(json_build_array("
     + ", ".join(_SEAT_COLUMNS)
-    + ") ORDER BY seat) FROM seats WHERE seats.game_id = games.id) FROM games"
-    " WHERE id = %(game_id)s"
+    + ") ORDER BY seat) FROM seats WHERE seats.game_id = games.id)"
 )
+# The answers stored under one Idempotency-Key, every seat's (the seat is known only once the
+# token is checked); ``seat IN`` lets the primary key (game_id, seat, key) find each directly.
+_ANSWERS = (
+    "(SELECT json_agg(json_build_array(seat, request_hash, body)) FROM idempotent_responses"
+    " AS answer WHERE answer.game_id = games.id AND answer.seat IN (0, 1, 2, 3)"
+    " AND answer.key = %(key)s)"
+)
+_LOAD = f"SELECT {', '.join(_LOADED_COLUMNS)}, {_SEATS} FROM games WHERE id = %(game_id)s"
+_LOAD_WITH_ANSWERS = (
+    f"SELECT {', '.join(_LOADED_COLUMNS)}, {_SEATS}, {_ANSWERS} FROM games WHERE id = %(game_id)s"
+)
+# Not with the answers: a load that waited for the lock sees the game as its holder left it,
+# but a sub-select as it was when the statement began, without the answer the holder may have
+# stored; ``stored_result`` reads them after the lock, in a statement of its own.
 _LOAD_FOR_UPDATE = _LOAD + " FOR UPDATE OF games"
 # The log entries travel as one JSON array of objects, each entry's data spliced in as the
 # JSON text it was hashed as: a json column keeps the text it is given, and PostgreSQL's
@@ -69,29 +93,46 @@ _NEW_ENTRIES = (
     "json_to_recordset(%(entries)s::json) AS entry(seq integer, type text, data json, at text,"
     " hash text)"
 )
-_SAVE = (
+_SAVED = (
     "WITH saved AS (UPDATE games SET "
     + ", ".join(f"{name} = %({name})s" for name in _CHANGING_COLUMNS)
     + " WHERE id = %(game_id)s AND version = %(expected_version)s RETURNING id),"
     " logged AS (INSERT INTO events (game_id, seq, type, data, at, hash)"
     " SELECT saved.id, entry.seq, entry.type, entry.data, entry.at, entry.hash"
     f" FROM saved, {_NEW_ENTRIES})"
-    # No row updated: somebody moved the game on since it was loaded. Dividing by the
-    # count makes that an error, which aborts the transaction.
-    " SELECT 1 / count(*), pg_notify(%(channel)s, %(notice)s) FROM saved"
 )
+# The seats a join changed, as one JSON array of objects.
+_SEATED = (
+    ", seated AS (UPDATE seats SET name = changed.name, seed = changed.seed,"
+    " token_hash = changed.token_hash FROM saved, json_to_recordset(%(seats)s::json)"
+    " AS changed(seat integer, name text, seed text, token_hash text)"
+    " WHERE seats.game_id = saved.id AND seats.seat = changed.seat)"
+)
+# The answer kept for the retries of the move's Idempotency-Key: in the move's own statement,
+# so that no move is ever written without it (a retry would then play the card again).
+_ANSWERED = (
+    ", answered AS (INSERT INTO idempotent_responses"
+    " (game_id, seat, key, request_hash, body, created_at)"
+    " SELECT saved.id, %(answer_seat)s, %(answer_key)s, %(request_hash)s, %(body)s,"
+    " %(answered_at)s FROM saved)"
+)
+# No row updated: somebody moved the game on since it was loaded. Dividing by the count
+# makes that an error, which aborts the statement's transaction.
+_CHECKED = " SELECT 1 / count(*), pg_notify(%(channel)s, %(notice)s) FROM saved"
+# The four forms of a save, by (seats changed, answer kept), built once.
+_SAVE = {
+    (seats, answer): _SAVED + (_SEATED if seats else "") + (_ANSWERED if answer else "") + _CHECKED
+    for seats in (False, True)
+    for answer in (False, True)
+}
 _APPEND = (
     "INSERT INTO events (game_id, seq, type, data, at, hash)"
     f" SELECT %(game_id)s, entry.seq, entry.type, entry.data, entry.at, entry.hash"
     f" FROM {_NEW_ENTRIES}"
 )
-_SAVE_SEAT = (
-    "UPDATE seats SET name = %(name)s, seed = %(seed)s, token_hash = %(token_hash)s"
-    " WHERE game_id = %(game_id)s AND seat = %(seat)s"
-)
 _INSERT_RESULT = (
     "INSERT INTO idempotent_responses (game_id, seat, key, request_hash, body, created_at)"
-    " VALUES (%(game_id)s, %(seat)s, %(key)s, %(request_hash)s, %(body)s, %(created_at)s)"
+    " VALUES (%(game_id)s, %(seat)s, %(key)s, %(request_hash)s, %(body)s, %(answered_at)s)"
 )
 _NOTIFY = "SELECT pg_notify(%(channel)s, %(notice)s)"
 _JSON_COLUMNS = ("snapshot", "rules", "custom_deck", "body")
@@ -115,6 +156,9 @@ class PostgresGameRepository(SqlGameRepository):
     def __init__(self, session: Session) -> None:
         self._session = session
         self.held: list[Statement] = []  # writes not sent yet, in order
+        self.held_save: dict[str, Any] | None = None  # the parameters of a held save
+        # The answers read with the last game loaded: (game, key) -> seat -> answer.
+        self.answers: dict[tuple[str, str], dict[int, StoredResult]] = {}
         super().__init__(session)
 
     @property
@@ -128,59 +172,111 @@ class PostgresGameRepository(SqlGameRepository):
     def session(self, session: Session) -> None:
         self._session = session
 
-    def get(self, game_id: str, for_update: bool = False) -> GameRecord | None:
+    def get(
+        self, game_id: str, for_update: bool = False, idempotency_key: str | None = None
+    ) -> GameRecord | None:
+        """Without ``for_update`` and first in its unit of work, the load is sent outside
+        any transaction; with ``idempotency_key`` (and no lock) the key's answers come along."""
+        self.answers = {}
         if not _storable(game_id):
             return None
+        if self.held:
+            self._send()  # a use case reads its own writes
+        parameters = {"game_id": game_id}
+        if for_update:
+            statement = _LOAD_FOR_UPDATE
+        elif idempotency_key is not None:
+            statement, parameters["key"] = _LOAD_WITH_ANSWERS, idempotency_key
+        else:
+            statement = _LOAD
+        connection = self._connection()
         with _translated():
-            row = (
-                self._connection()
-                .execute(_LOAD_FOR_UPDATE if for_update else _LOAD, {"game_id": game_id})
-                .fetchone()
-            )
+            if for_update or not _idle(connection):
+                row = connection.execute(statement, parameters).fetchone()
+            else:
+                with _autocommitted(connection):
+                    row = connection.execute(statement, parameters).fetchone()
         if row is None:
             return None
+        if statement is _LOAD_WITH_ANSWERS:
+            assert idempotency_key is not None
+            answers = {seat: StoredResult(request_hash, body)
+                       for seat, request_hash, body in row[-1] or ()}  # fmt: skip
+            self.answers[(game_id, idempotency_key)] = answers
+            row = row[:-1]
         fields = dict(zip(_LOADED_COLUMNS, row, strict=False))
         seats = [Seat(*seat) for seat in row[-1]]
         return GameRecord(**fields, seats=seats)
+
+    def stored_result(self, game_id: str, seat: int, key: str) -> StoredResult | None:
+        """The answer read with the game when it was loaded with this key, else a query."""
+        answers = self.answers.get((game_id, key))
+        if answers is not None:
+            return answers.get(seat)
+        return super().stored_result(game_id, seat, key)
 
     def add(self, game: GameRecord) -> None:
         row = {name: getattr(game, name) for name in _RECORD_COLUMNS}
         row |= {"players": game.players, "rules": game.state.rules.to_dict()}
         row |= _stored_state(game)
-        self.held.append((_insert("games", row), _jsonable(row)))
+        self._hold(_insert("games", row), _jsonable(row))
         seats = [{"game_id": game.id, **asdict(seat)} for seat in game.seats]
-        self.held.append((_insert("seats", seats[0]), seats))
+        self._hold(_insert("seats", seats[0]), seats)
         if game.new_events:
-            self.held.append((_APPEND, {"game_id": game.id, **_entries(game.new_events)}))
-        self.held.append((_NOTIFY, _notice(game)))
+            self._hold(_APPEND, {"game_id": game.id, **_entries(game.new_events)})
+        self._hold(_NOTIFY, _notice(game))
 
     def save(self, game: GameRecord) -> None:
         values = {name: getattr(game, name) for name in _CHANGING_RECORD_COLUMNS}
         values |= _stored_state(game)
         values |= {"game_id": game.id, "expected_version": game.loaded_version}
         values |= _entries(game.new_events) | _notice(game, after=game.loaded_version)
-        self.held.append((_SAVE, _jsonable(values)))
-        for number in sorted(game.changed_seats):
-            seat = game.seats[number]
-            changed = {"game_id": game.id, "seat": number, "name": seat.name, "seed": seat.seed,
-                       "token_hash": seat.token_hash}  # fmt: skip
-            self.held.append((_SAVE_SEAT, changed))
+        if game.changed_seats:
+            values["seats"] = _seats(game)
+        self._hold(_SAVE[bool(game.changed_seats), False], _jsonable(values))
+        self.held_save = values
 
     def store_result(self, game_id: str, seat: int, key: str, stored: StoredResult) -> None:
-        row = {"game_id": game_id, "seat": seat, "key": key, "request_hash": stored.request_hash,
-               "body": Json(stored.result), "created_at": _now()}  # fmt: skip
-        self.held.append((_INSERT_RESULT, row))
+        """Kept by the statement of the game's save when it is held (it is, in a move): the
+        move and its answer are written together or not at all."""
+        answer = {"request_hash": stored.request_hash, "body": Json(stored.result),
+                  "answered_at": _now()}  # fmt: skip
+        saved = self.held_save
+        if saved is not None and saved["game_id"] == game_id and "answer_key" not in saved:
+            saved |= answer | {"answer_seat": seat, "answer_key": key}
+            self.held[-1] = (_SAVE["seats" in saved, True], saved)
+            return
+        self._hold(_INSERT_RESULT, {"game_id": game_id, "seat": seat, "key": key, **answer})
 
     def forget_writes(self) -> None:
-        self.held = []
+        self.held, self.held_save, self.answers = [], None, {}
+
+    def finished(self) -> None:
+        self.answers = {}
 
     def commit(self) -> None:
+        """A lone held statement with no transaction open is sent autocommitted: it is a
+        transaction of its own, and neither BEGIN nor COMMIT need be sent."""
+        if len(self.held) == 1 and isinstance(self.held[0][1], Mapping):
+            connection = self._connection()
+            if _idle(connection):
+                ((statement, parameters),) = self.held
+                self.forget_writes()
+                with _translated(), _autocommitted(connection):
+                    connection.execute(statement, parameters)
+                return  # the unit of work's end gives the connection back, as after a read
         if self.held:
             self._send()
         self._session.commit()
 
+    def _hold(
+        self, statement: str, parameters: Mapping[str, Any] | Sequence[Mapping[str, Any]]
+    ) -> None:
+        self.held.append((statement, parameters))
+        self.held_save = None  # a later answer is no longer the last held write's
+
     def _send(self) -> None:
-        held, self.held = self.held, []
+        held, self.held, self.held_save = self.held, [], None
         connection = self._connection()
         with _translated(), connection.cursor() as cursor:
             for statement, parameters in held:
@@ -192,6 +288,26 @@ class PostgresGameRepository(SqlGameRepository):
     def _connection(self) -> psycopg.Connection[Any]:
         """The session's psycopg connection, in the session's transaction."""
         return self._session.connection().connection.driver_connection  # type: ignore[return-value]
+
+
+def _idle(connection: psycopg.Connection[Any]) -> bool:
+    """No transaction open on the connection (nothing sent since the last commit)."""
+    return connection.info.transaction_status == TransactionStatus.IDLE
+
+
+@contextmanager
+def _autocommitted(connection: psycopg.Connection[Any]) -> Iterator[None]:
+    """Statements sent as transactions of their own: psycopg sends no BEGIN before them.
+    The connection is never given back to the pool in autocommit: a broken or interrupted
+    one is closed instead (the pool then drops it)."""
+    connection.autocommit = True
+    try:
+        yield
+    finally:
+        if _idle(connection):
+            connection.autocommit = False
+        else:
+            connection.close()
 
 
 def _insert(table: str, row: Mapping[str, Any]) -> str:
@@ -207,6 +323,11 @@ def _entries(entries: Sequence[EventRecord]) -> dict[str, str]:
         for entry in entries
     )
     return {"entries": f"[{','.join(objects)}]"}
+
+
+def _seats(game: GameRecord) -> str:
+    """The seats ``game`` changed as the JSON text of ``_SEATED``."""
+    return json_text([asdict(game.seats[number]) for number in sorted(game.changed_seats)])
 
 
 def _notice(game: GameRecord, after: int | None = None) -> dict[str, str]:

@@ -68,8 +68,11 @@ class SqlGameRepository(GameRepository):
     def __init__(self, session: Session) -> None:
         self.session = session
 
-    def get(self, game_id: str, for_update: bool = False) -> GameRecord | None:
-        """Read with Core: the ORM's identity map costs more than the rest of a move."""
+    def get(
+        self, game_id: str, for_update: bool = False, idempotency_key: str | None = None
+    ) -> GameRecord | None:
+        """Read with Core: the ORM's identity map costs more than the rest of a move. The
+        answers of ``idempotency_key`` are read by ``stored_result``, when it is asked."""
         if not _storable(game_id):
             return None
         query = _LOAD_FOR_UPDATE if for_update else _LOAD

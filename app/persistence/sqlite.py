@@ -91,9 +91,12 @@ class SqliteGameRepository(SqlGameRepository):
             assert self.gate is not None
             self.gate.leave()
 
-    def get(self, game_id: str, for_update: bool = False) -> GameRecord | None:
+    def get(
+        self, game_id: str, for_update: bool = False, idempotency_key: str | None = None
+    ) -> GameRecord | None:
         """``for_update`` changes nothing here: SQLite has no row locks, and the version
-        check of ``save`` is the guard (as it is for ``SqlGameRepository`` on SQLite)."""
+        check of ``save`` is the guard (as it is for ``SqlGameRepository`` on SQLite). A
+        stored answer is read by ``stored_result`` (in process, a query costs microseconds)."""
         if not _storable(game_id):
             return None
         with _translated():

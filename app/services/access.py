@@ -8,8 +8,13 @@ from app.services.tokens import hash_token, same_hash
 from app.services.unit_of_work import AbstractUnitOfWork
 
 
-def load(uow: AbstractUnitOfWork, game_id: str, for_update: bool = False) -> GameRecord:
-    game = uow.games.get(game_id, for_update=for_update)
+def load(
+    uow: AbstractUnitOfWork,
+    game_id: str,
+    for_update: bool = False,
+    idempotency_key: str | None = None,
+) -> GameRecord:
+    game = uow.games.get(game_id, for_update=for_update, idempotency_key=idempotency_key)
     if game is None:
         raise NotFound(f"no game {game_id!r}")
     return game

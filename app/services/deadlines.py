@@ -89,11 +89,15 @@ def cancel(game: GameRecord, now: datetime) -> None:
 
 
 def load_settled(
-    uow: AbstractUnitOfWork, game_id: str, now: datetime, for_update: bool = False
+    uow: AbstractUnitOfWork,
+    game_id: str,
+    now: datetime,
+    for_update: bool = False,
+    idempotency_key: str | None = None,
 ) -> GameRecord:
     """``load``, after settling a deadline that has passed in a transaction of its own:
     the timeout happened whatever the request that noticed it goes on to do."""
-    game = load(uow, game_id, for_update=for_update)
+    game = load(uow, game_id, for_update=for_update, idempotency_key=idempotency_key)
     if not is_due(game, now):
         return game
     if not for_update:
@@ -107,7 +111,7 @@ def load_settled(
             _count(moves)
         except ConcurrentUpdate:  # a sweeper or another request settled it first
             uow.rollback()
-    return load(uow, game_id, for_update=for_update)
+    return load(uow, game_id, for_update=for_update, idempotency_key=idempotency_key)
 
 
 def sweep(uow: AbstractUnitOfWork, now: datetime, limit: int = SWEEP_BATCH) -> int:

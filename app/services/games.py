@@ -22,7 +22,12 @@ from app.services.log import SEAT_JOINED
 from app.services.model import ACTIVE, WAITING, GameRecord
 from app.services.tokens import hash_token, new_token, same_hash
 from app.services.turns import Moves, advance, execute, replies_deadline, start
-from app.services.unit_of_work import AbstractUnitOfWork, StoredResult, retrying
+from app.services.unit_of_work import (
+    AbstractUnitOfWork,
+    StoredResult,
+    retrying,
+    retrying_locked,
+)
 from app.services.views import game_view
 
 
@@ -181,24 +186,27 @@ class PlayCard:
 def play_card(uow: AbstractUnitOfWork, command: PlayCard, now: datetime | None = None) -> Played:
     """Play the caller's card, then any bot replies. API.md's order of checks: game,
     token, card code, stored idempotent answer, then turn, version and hand. A turn whose
-    clock ran out was played for its seat before this card is looked at."""
+    clock ran out was played for its seat before this card is looked at. The first attempt
+    holds no lock while it decides (a lost race is retried with one: ``retrying_locked``)."""
     moment = now or utc_now()
     replies_by = replies_deadline()  # for every retry together
-    played = retrying(lambda: _play_card_once(uow, command, moment, replies_by))
+    played = retrying_locked(
+        lambda locked: _play_card_once(uow, command, moment, replies_by, locked)
+    )
     if not played.replayed:
         metrics.moves_applied(len(played.moves))
     return played
 
 
 def _play_card_once(
-    uow: AbstractUnitOfWork, command: PlayCard, now: datetime, replies_by: float
+    uow: AbstractUnitOfWork, command: PlayCard, now: datetime, replies_by: float, locked: bool
 ) -> Played:
+    key = command.idempotency_key
     with uow:
-        game = load_settled(uow, command.game_id, now, for_update=True)
+        game = load_settled(uow, command.game_id, now, for_update=locked, idempotency_key=key)
         seat = seated(uow, game, command.token)
         card = Card.parse(command.card)
         fingerprint = _fingerprint({"card": command.card})
-        key = command.idempotency_key
         stored = uow.games.stored_result(game.id, seat, key) if key is not None else None
         if stored is not None:
             if stored.request_hash != fingerprint:

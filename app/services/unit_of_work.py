@@ -31,8 +31,12 @@ class GameRepository(abc.ABC):
     """Games, their seats and their logs. Writes join the unit of work's transaction."""
 
     @abc.abstractmethod
-    def get(self, game_id: str, for_update: bool = False) -> GameRecord | None:
-        """The game and its seats; ``for_update`` holds writers of it off until commit."""
+    def get(
+        self, game_id: str, for_update: bool = False, idempotency_key: str | None = None
+    ) -> GameRecord | None:
+        """The game and its seats; ``for_update`` holds writers of it off until commit.
+        ``idempotency_key``: the caller asks ``stored_result`` for this key next, and the
+        answers stored under it may come with the game, in the same query."""
 
     @abc.abstractmethod
     def add(self, game: GameRecord) -> None:
@@ -143,3 +147,20 @@ def retrying(attempt: Callable[[], T], attempts: int = ATTEMPTS) -> T:
         except ConcurrentUpdate:
             continue
     raise Busy("the game is changing too fast; try again")
+
+
+def retrying_locked(attempt: Callable[[bool], T], attempts: int = ATTEMPTS) -> T:
+    """``retrying`` for a use case that may load its game without a lock: the first attempt
+    runs as ``attempt(False)`` (nothing is held while it decides, and the version check of
+    its save is the guard), every retry after a lost race as ``attempt(True)``, loading for
+    update, so that writers racing for one game take turns and each gets through."""
+    locked = False
+
+    def once() -> T:
+        nonlocal locked
+        try:
+            return attempt(locked)
+        finally:
+            locked = True
+
+    return retrying(once, attempts)

@@ -65,3 +65,17 @@ def test_both_seats_racing_leaves_a_contiguous_log(app, client):
     assert [m["n"] for m in played] == list(range(1, applied + 1))
     assert [m["seat"] for m in played] == [n % 2 for n in range(applied)]
     assert client.get(f"/games/{game_id}/verify").get_json()["ok"]
+
+
+def test_the_same_keyed_move_sent_many_times_at_once_applies_once_and_answers_alike(app, client):
+    """Every racer but one loses its unlocked attempt; its retry finds the winner's answer
+    (stored by the winner's own write) and answers it again."""
+    body, tokens = humans(client)
+    game_id = body["id"]
+    card = view(client, game_id, tokens[0])["hand"][0]
+    headers = {**bearer(tokens[0]), "Idempotency-Key": "the-same-key"}
+    answers = race(app, [(f"/games/{game_id}/moves", {"card": card}, headers)] * RACERS)
+
+    assert [answer.status_code for answer in answers] == [201] * RACERS
+    assert all(answer.get_json() == answers[0].get_json() for answer in answers)
+    assert [m["card"] for m in moves(client, game_id)] == [card]
