@@ -81,10 +81,13 @@ _LOAD = f"SELECT {', '.join(_LOADED_COLUMNS)}, {_SEATS} FROM games WHERE id = %(
 _LOAD_WITH_ANSWERS = (
     f"SELECT {', '.join(_LOADED_COLUMNS)}, {_SEATS}, {_ANSWERS} FROM games WHERE id = %(game_id)s"
 )
-# Not with the answers: a load that waited for the lock sees the game as its holder left it,
-# but a sub-select as it was when the statement began, without the answer the holder may have
-# stored; ``stored_result`` reads them after the lock, in a statement of its own.
-_LOAD_FOR_UPDATE = _LOAD + " FOR UPDATE OF games"
+# A locked load is two statements: the lock, then the load. In one statement, a load that
+# waited for the lock sees the game's row as its holder left it (PostgreSQL reads a locked row
+# again once the lock is free), but its sub-selects as they were when the statement began:
+# two players joining at once were both given the seat the first had just taken, and a retry
+# would miss the answer the lock holder stored. A statement sent after the lock sees them all.
+# (``stored_result`` reads the answers after the lock, in a statement of its own.)
+_LOCK = "SELECT 1 FROM games WHERE id = %(game_id)s FOR UPDATE"
 # The log entries travel as one JSON array of objects, each entry's data spliced in as the
 # JSON text it was hashed as: a json column keeps the text it is given, and PostgreSQL's
 # json_to_recordset hands a json field on exactly as written (tests/services/test_log_hash.py,
@@ -184,14 +187,17 @@ class PostgresGameRepository(SqlGameRepository):
             self._send()  # a use case reads its own writes
         parameters = {"game_id": game_id}
         if for_update:
-            statement = _LOAD_FOR_UPDATE
+            statement = _LOAD
         elif idempotency_key is not None:
             statement, parameters["key"] = _LOAD_WITH_ANSWERS, idempotency_key
         else:
             statement = _LOAD
         connection = self._connection()
         with _translated():
-            if for_update or not _idle(connection):
+            if for_update:
+                connection.execute(_LOCK, parameters)
+                row = connection.execute(statement, parameters).fetchone()
+            elif not _idle(connection):
                 row = connection.execute(statement, parameters).fetchone()
             else:
                 with _autocommitted(connection):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .helpers import bearer
+from .helpers import bearer, create
 from .support import humans, moves, view
 
 RACERS = 8
@@ -79,3 +79,22 @@ def test_the_same_keyed_move_sent_many_times_at_once_applies_once_and_answers_al
     assert [answer.status_code for answer in answers] == [201] * RACERS
     assert all(answer.get_json() == answers[0].get_json() for answer in answers)
     assert [m["card"] for m in moves(client, game_id)] == [card]
+
+
+def test_players_joining_at_once_each_get_a_seat_of_their_own(app, client):
+    """Two joins of one game at once: the second waits for the first's lock, and must then
+    see the seat the first took (on PostgreSQL a locked load that waited once read the seats
+    as they were before the wait, and both joiners were given the same seat)."""
+    for _ in range(5):
+        game = create(client, [{"name": "Amira"}, {"open": True}, {"open": True}, {"open": True}])
+        path = f"/games/{game['id']}/join"
+        answers = race(app, [(path, {"name": "Badr", "invite": game["invite"]}, {}),
+                             (path, {"name": "Camelia", "invite": game["invite"]}, {})])  # fmt: skip
+        assert [answer.status_code for answer in answers] == [201, 201]
+        joined = [answer.get_json() for answer in answers]
+        assert sorted(body["seat"] for body in joined) == [1, 2], joined
+        for body in joined:  # each token still opens its own seat
+            seen = client.get(f"/games/{game['id']}", headers=bearer(body["token"]))
+            assert seen.status_code == 200 and seen.get_json()["you"] == body["seat"]
+        names = [seat["name"] for seat in view(client, game["id"])["seats"]]
+        assert sorted(names[1:3]) == ["Badr", "Camelia"] and names[3] is None, names

@@ -1,4 +1,4 @@
-"""Writes held back until the commit (PostgreSQL's pipelined repository, app/persistence/
+"""Writes held back until the commit (PostgreSQL's repository, app/persistence/
 postgres.py): a lost race leaves nothing of its batch behind, not even its notice, and a
 use case reads its own writes before it commits. Run on both backends: SQLite's plain
 repository must behave the same way."""
