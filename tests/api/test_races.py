@@ -88,8 +88,8 @@ def test_players_joining_at_once_each_get_a_seat_of_their_own(app, client):
     for _ in range(5):
         game = create(client, [{"name": "Amira"}, {"open": True}, {"open": True}, {"open": True}])
         path = f"/games/{game['id']}/join"
-        answers = race(app, [(path, {"name": "Badr", "invite": game["invite"]}, {}),
-                             (path, {"name": "Camelia", "invite": game["invite"]}, {})])  # fmt: skip
+        bodies = [{"name": name, "invite": game["invite"]} for name in ("Badr", "Camelia")]
+        answers = race(app, [(path, body, {}) for body in bodies])
         assert [answer.status_code for answer in answers] == [201, 201]
         joined = [answer.get_json() for answer in answers]
         assert sorted(body["seat"] for body in joined) == [1, 2], joined
