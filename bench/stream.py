@@ -469,7 +469,7 @@ def main() -> int:
         ("delivery p50 ms", f"{result['delivery_p50_ms']:.1f}"),
         ("delivery p99 ms (goal < 250)", f"{result['delivery_p99_ms']:.1f}"),
         ("delivery max ms", f"{result['delivery_max_ms']:.1f}"),
-        ("records delivered (move x watcher)", f"{result['deliveries']}"),
+        ("records delivered, all rounds (move x watcher)", f"{result['deliveries']}"),
         ("  of them before the mover read its answer", f"{result['deliveries_before_the_answer']}"),
         ("workers' CPU per record delivered, us", f"{result['worker_cpu_us_per_delivery']:.1f}"),
         ("watchers' CPU per record read, us", f"{result['watcher_cpu_us_per_delivery']:.1f}"),
