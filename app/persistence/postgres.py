@@ -86,7 +86,6 @@ _LOAD_WITH_ANSWERS = (
 # again once the lock is free), but its sub-selects as they were when the statement began:
 # two players joining at once were both given the seat the first had just taken, and a retry
 # would miss the answer the lock holder stored. A statement sent after the lock sees them all.
-# (``stored_result`` reads the answers after the lock, in a statement of its own.)
 _LOCK = "SELECT 1 FROM games WHERE id = %(game_id)s FOR UPDATE"
 # The log entries travel as one JSON array of objects, each entry's data spliced in as the
 # JSON text it was hashed as: a json column keeps the text it is given, and PostgreSQL's
@@ -179,25 +178,20 @@ class PostgresGameRepository(SqlGameRepository):
         self, game_id: str, for_update: bool = False, idempotency_key: str | None = None
     ) -> GameRecord | None:
         """Without ``for_update`` and first in its unit of work, the load is sent outside
-        any transaction; with ``idempotency_key`` (and no lock) the key's answers come along."""
+        any transaction; with ``idempotency_key`` the key's answers come along."""
         self.answers = {}
         if not _storable(game_id):
             return None
         if self.held:
             self._send()  # a use case reads its own writes
-        parameters = {"game_id": game_id}
-        if for_update:
-            statement = _LOAD
-        elif idempotency_key is not None:
+        parameters, statement = {"game_id": game_id}, _LOAD
+        if idempotency_key is not None:
             statement, parameters["key"] = _LOAD_WITH_ANSWERS, idempotency_key
-        else:
-            statement = _LOAD
         connection = self._connection()
         with _translated():
             if for_update:
-                connection.execute(_LOCK, parameters)
-                row = connection.execute(statement, parameters).fetchone()
-            elif not _idle(connection):
+                connection.execute(_LOCK, parameters)  # the load after it sees what was waited for
+            if for_update or not _idle(connection):
                 row = connection.execute(statement, parameters).fetchone()
             else:
                 with _autocommitted(connection):

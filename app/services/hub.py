@@ -125,6 +125,11 @@ class Channel:
             if (wire is not None and not outlet.offer(wire)) or outlet.ended:
                 self.hand_back(outlet)
 
+    def write(self, now: float) -> None:
+        """``deliver`` now, and note it (the hub's write interval counts from here)."""
+        self.deliver()
+        self.written, self.held = now, False
+
     def hand_back(self, outlet: Outlet) -> None:
         self.outlets.discard(outlet)
         outlet.detach()
@@ -341,8 +346,7 @@ class Hub:
         until then: ``write_held`` writes them with whatever else has come by then, in one
         send per socket. The caller holds ``channel.changed``."""
         if now - channel.written >= self.write_every or channel.ended:
-            channel.deliver()
-            channel.written, channel.held = now, False
+            channel.write(now)
         elif not channel.held:
             channel.held = True
             with self.lock:
@@ -359,8 +363,7 @@ class Hub:
                 due = channel.written + self.write_every
                 if not channel.held or due <= now:
                     if channel.held:
-                        channel.deliver()
-                        channel.written, channel.held = now, False
+                        channel.write(now)
                     with self.lock:
                         self.held.pop(channel.game_id, None)
                 elif soonest is None or due - now < soonest:
