@@ -1,4 +1,5 @@
-"""Gunicorn workers that refuse what gunicorn itself refuses as problem+json, like the app.
+"""Gunicorn workers that refuse what gunicorn itself refuses as problem+json, like the app, and
+(the threaded worker) close finished connections without stalling their event loop.
 
 Gunicorn parses the request line and headers before the app sees them, and answers an
 over-long request line (414), too many or too large headers (431) or a malformed request
@@ -8,6 +9,8 @@ application/problem+json with the code of ``app.api.errors``. gunicorn.conf.py a
 whatever ``worker_class`` it chose:
 
     worker_class = with_problem_errors(worker_class, threads)
+
+A threaded (gthread) worker also gets ``LingeringCloseMixin``: see app/lingering.py for why.
 """
 
 from __future__ import annotations
@@ -17,6 +20,9 @@ from typing import Any
 
 from gunicorn.http import errors as http_errors
 from gunicorn.util import load_class, write_nonblock
+from gunicorn.workers.gthread import ThreadWorker
+
+from app.lingering import LingeringCloses
 
 # gunicorn's exception -> our problem code (statuses and titles come from app.api.errors).
 _CODES: tuple[tuple[type[BaseException], str], ...] = (
@@ -87,6 +93,43 @@ class ProblemErrorsMixin:
             self.log.debug("Failed to send error message.")
 
 
+class LingeringCloseMixin:
+    """Put before gunicorn's ``ThreadWorker``: a connection its thread pool is done with is
+    closed by the event loop without waiting for the client (app/lingering.py), instead of
+    gunicorn's ``close_graceful``, which waits up to 2 s for the client on the loop's thread."""
+
+    poller: Any
+    nr_conns: int
+    _closes: LingeringCloses | None = None
+
+    def finish_request(self, conn: Any, done: Any) -> None:
+        # gunicorn's own finish_request closes gracefully exactly when the request's handler
+        # returned a false value (not keep-alive, not deferred); everything else stays its.
+        if done.cancelled() or (done.exception() is None and not done.result()):
+            self.nr_conns -= 1
+            self._lingering().close(conn.sock)
+            return
+        super().finish_request(conn, done)  # type: ignore[misc]
+
+    def murder_pending(self) -> None:
+        # Called on every turn of the event loop (at least once a second), as is its name's job.
+        super().murder_pending()  # type: ignore[misc]
+        if self._closes is not None:
+            self._closes.expire()
+
+    def run(self) -> None:
+        try:
+            super().run()  # type: ignore[misc]
+        finally:
+            if self._closes is not None:
+                self._closes.close_all()
+
+    def _lingering(self) -> LingeringCloses:
+        if self._closes is None:  # the poller is made when the worker process starts
+            self._closes = LingeringCloses(self.poller)
+        return self._closes
+
+
 def _resolve(worker_class: str | type, threads: int) -> type:
     """The class gunicorn would run for this setting (a sync worker with threads is gthread)."""
     sync = ("sync", "gunicorn.workers.sync.SyncWorker")
@@ -100,4 +143,7 @@ def with_problem_errors(worker_class: str | type, threads: int = 1) -> type:
     base = _resolve(worker_class, threads)
     if issubclass(base, ProblemErrorsMixin):
         return base
-    return type(f"Problem{base.__name__}", (ProblemErrorsMixin, base), {"__module__": __name__})
+    mixins: tuple[type, ...] = (ProblemErrorsMixin,)
+    if issubclass(base, ThreadWorker):
+        mixins += (LingeringCloseMixin,)
+    return type(f"Problem{base.__name__}", (*mixins, base), {"__module__": __name__})
