@@ -12,7 +12,11 @@ Measures side by side, in one run, on each database (issue 14's goals in bracket
      with (--paced, by default half the moves/s just measured), as real players do;
   3. a move early in a long match (target 10000) against one deep in it (the engine ends a
      match after 100 rounds: --late-round 99 by default), timed alternately
-     [a move 110 rounds deep <= 1.1 x an early one].
+     [a move 110 rounds deep <= 1.1 x an early one];
+  4. who used the CPU for one request of each kind (medians over the phases): this process's
+     clients, gunicorn's workers and PostgreSQL's processes, in ms of CPU a request. The
+     ratio in 1. is close to the totals' (all of it shares the same 2 cores), so this says
+     where a move's extra cost lies.
 
 Usage: .venv/bin/python bench/api.py [--seconds 6] [--pairs 3] [--clients 16]
        [--late-round 99] [--paced 0.5] [--databases postgresql,sqlite]
@@ -208,9 +212,52 @@ def database(kind: str) -> Iterator[str]:
         psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+class CpuMeter:
+    """CPU seconds used so far by this process, gunicorn's workers (the children of ``master``)
+    and PostgreSQL's processes (the server runs on this machine), read from /proc."""
+
+    def __init__(self, master: int) -> None:
+        self.master = master
+        self.ticks = os.sysconf("SC_CLK_TCK")
+
+    def read(self) -> tuple[float, float, float]:
+        own = os.times()
+        workers = Path(f"/proc/{self.master}/task/{self.master}/children").read_text().split()
+        postgres = [p.name for p in Path("/proc").iterdir() if p.name.isdigit() and _is_postgres(p)]
+        return own.user + own.system, self._seconds(workers), self._seconds(postgres)
+
+    def _seconds(self, pids: list[str]) -> float:
+        ticks = 0
+        for pid in pids:
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:  # gone meanwhile
+                continue
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+        return ticks / self.ticks
+
+
+def _is_postgres(entry: Path) -> bool:
+    try:
+        return (entry / "comm").read_text().startswith("postgres")
+    except OSError:
+        return False
+
+
+def cpu_per_request(meter: CpuMeter, count: int, seconds: float, work) -> tuple[list, list[float]]:
+    """Run one phase: what ``run_clients`` returns (a time per request), and the CPU in ms
+    each request cost the clients, the workers and PostgreSQL."""
+    before = meter.read()
+    done = run_clients(count, seconds, work)
+    after = meter.read()
+    cpu = [1000 * (b - a) / max(1, len(done)) for a, b in zip(before, after, strict=True)]
+    return done, cpu
+
+
 @contextmanager
-def server(url: str, workers: int) -> Iterator[int]:
-    """gunicorn as `make run` starts it, on a free port of 127.0.0.1."""
+def server(url: str, workers: int, pids: list[int] | None = None) -> Iterator[int]:
+    """gunicorn as `make run` starts it, on a free port of 127.0.0.1 (its master's pid is
+    appended to ``pids`` when given)."""
     port = free_port()
     env = {**os.environ, "DATABASE_URL": url, "PORT": str(port), "RATE_LIMIT": "off",
            "WEB_CONCURRENCY": str(workers)}  # fmt: skip
@@ -219,6 +266,8 @@ def server(url: str, workers: int) -> Iterator[int]:
         [BIN / "gunicorn", "-c", "gunicorn.conf.py", "app.wsgi:app"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
+    if pids is not None:
+        pids.append(process.pid)
     try:
         for _ in range(200):
             try:
@@ -233,12 +282,17 @@ def server(url: str, workers: int) -> Iterator[int]:
 
 
 def measure(kind: str, args: argparse.Namespace) -> dict[str, float]:
-    with database(kind) as url, server(url, args.workers) as port:
+    masters: list[int] = []
+    with database(kind) as url, server(url, args.workers, masters) as port:
+        meter = CpuMeter(masters[0])
         run_clients(args.clients, 2, play_load(port))  # warm up every worker
         ratios, health_rates, move_rates, moves = [], [], [], []
+        health_cpu, move_cpu = [], []
         for _ in range(args.pairs):  # alternate, so that a change of load hits both alike
-            health = run_clients(args.clients, args.seconds, healthz_load(port))
-            played = run_clients(args.clients, args.seconds, play_load(port))
+            health, cpu = cpu_per_request(meter, args.clients, args.seconds, healthz_load(port))
+            health_cpu.append(cpu)
+            played, cpu = cpu_per_request(meter, args.clients, args.seconds, play_load(port))
+            move_cpu.append(cpu)
             health_rates.append(len(health) / args.seconds)
             move_rates.append(len(played) / args.seconds)
             ratios.append(move_rates[-1] / health_rates[-1])
@@ -261,7 +315,15 @@ def measure(kind: str, args: argparse.Namespace) -> dict[str, float]:
         "paced p50": statistics.median(paced) * 1000,
         "paced p99": percentile(paced, 0.99) * 1000,
         "late/early": late_ms / early_ms,
+        **{
+            f"{kind} cpu {party}": statistics.median(cpu[n] for cpu in spent)
+            for kind, spent in (("healthz", health_cpu), ("move", move_cpu))
+            for n, party in enumerate(PARTIES)
+        },
     }
+
+
+PARTIES = ("clients", "workers", "postgresql")
 
 
 def load_average() -> str:
@@ -303,6 +365,11 @@ def main() -> int:
         ("move deep in a match, median ms", "late", "{:.2f}", ""),
         ("  ... from round", "round", "{:.0f}", ""),
         ("late / early", "late/early", "{:.2f}", "<= 1.1"),
+        *(
+            (f"CPU ms a {kind}: {party}", f"{kind} cpu {party}", "{:.3f}", "")
+            for kind in ("healthz", "move")
+            for party in PARTIES
+        ),
     ]
     print(f"{'measure':42}" + "".join(f"{kind:>12}" for kind in kinds) + "  target")
     for label, key, form, target in rows:
