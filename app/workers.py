@@ -10,19 +10,25 @@ whatever ``worker_class`` it chose:
 
     worker_class = with_problem_errors(worker_class, threads)
 
-A threaded (gthread) worker also gets ``LingeringCloseMixin``: see app/lingering.py for why.
+A threaded (gthread) worker also gets ``EventLoopMixin``: its event loop reads requests and closes
+connections without a thread waiting on the client (app/request_reading.py, app/lingering.py).
 """
 
 from __future__ import annotations
 
 import json
+import os
+from contextlib import suppress
 from typing import Any
 
 from gunicorn.http import errors as http_errors
+from gunicorn.http2 import negotiation
 from gunicorn.util import load_class, write_nonblock
 from gunicorn.workers.gthread import ThreadWorker
 
+from app.config import MAX_BODY_BYTES
 from app.lingering import LingeringCloses
+from app.request_reading import RequestReader, Verdict
 
 # gunicorn's exception -> our problem code (statuses and titles come from app.api.errors).
 _CODES: tuple[tuple[type[BaseException], str], ...] = (
@@ -93,14 +99,39 @@ class ProblemErrorsMixin:
             self.log.debug("Failed to send error message.")
 
 
-class LingeringCloseMixin:
-    """Put before gunicorn's ``ThreadWorker``: a connection its thread pool is done with is
-    closed by the event loop without waiting for the client (app/lingering.py), instead of
-    gunicorn's ``close_graceful``, which waits up to 2 s for the client on the loop's thread."""
+class EventLoopMixin:
+    """Put before gunicorn's ``ThreadWorker``: its event loop, not its threads, waits on clients.
+
+    - A request is read by the loop (app/request_reading.py), and a pool thread is given to it
+      once it is all in; one not in within ``REQUEST_READ_SECONDS`` (10 s) is closed.
+    - A connection the pool is done with is closed by the loop without waiting for the client
+      (app/lingering.py), instead of gunicorn's ``close_graceful``, which waited up to 2 s for
+      the client on the loop's own thread.
+    """
 
     poller: Any
     nr_conns: int
+    cfg: Any
     _closes: LingeringCloses | None = None
+    _reader: RequestReader | None = None
+
+    def enqueue_req(self, conn: Any) -> None:
+        # Bytes already parsed ahead (a pipelined request) or TLS (read by the thread, which
+        # does the handshake) go to the pool as gunicorn sends them.
+        ahead = conn.parser is not None and conn.parser.unreader.buf.getvalue()
+        if ahead or self.cfg.is_ssl or negotiation.prior_knowledge_allowed(self.cfg, conn.client):
+            super().enqueue_req(conn)  # type: ignore[misc]
+            return
+        self._requests().read(conn)
+
+    def handle(self, conn: Any) -> Any:
+        # In a pool thread: the bytes the loop read go back to gunicorn's parser first.
+        early = getattr(conn, "read_by_loop", b"")
+        if early:
+            conn.read_by_loop = b""
+            conn.init()  # makes the parser (gunicorn's own handle() then finds it made)
+            conn.parser.unreader.unread(early)
+        return super().handle(conn)  # type: ignore[misc]
 
     def finish_request(self, conn: Any, done: Any) -> None:
         # gunicorn's own finish_request closes gracefully exactly when the request's handler
@@ -114,6 +145,8 @@ class LingeringCloseMixin:
     def murder_pending(self) -> None:
         # Called on every turn of the event loop (at least once a second), as is its name's job.
         super().murder_pending()  # type: ignore[misc]
+        if self._reader is not None:
+            self._reader.expire()
         if self._closes is not None:
             self._closes.expire()
 
@@ -121,11 +154,33 @@ class LingeringCloseMixin:
         try:
             super().run()  # type: ignore[misc]
         finally:
+            if self._reader is not None:
+                self._reader.close_all()
             if self._closes is not None:
                 self._closes.close_all()
 
+    def _request_in(self, conn: Any, data: bytes) -> None:
+        conn.read_by_loop, conn.data_ready = data, True
+        super().enqueue_req(conn)  # type: ignore[misc]
+
+    def _request_refused(self, conn: Any, verdict: Verdict) -> None:
+        self.nr_conns -= 1
+        if verdict is Verdict.TOO_LARGE:
+            with suppress(OSError):
+                conn.sock.send(problem_response("header_fields_too_large"))
+        self._lingering().close(conn.sock)
+
+    def _requests(self) -> RequestReader:
+        if self._reader is None:  # the poller is made when the worker process starts
+            seconds = float(os.environ.get("REQUEST_READ_SECONDS") or 10)
+            self._reader = RequestReader(
+                self.poller, self._request_in, self._request_refused, seconds,
+                max_body=MAX_BODY_BYTES,
+            )  # fmt: skip
+        return self._reader
+
     def _lingering(self) -> LingeringCloses:
-        if self._closes is None:  # the poller is made when the worker process starts
+        if self._closes is None:
             self._closes = LingeringCloses(self.poller)
         return self._closes
 
@@ -145,5 +200,5 @@ def with_problem_errors(worker_class: str | type, threads: int = 1) -> type:
         return base
     mixins: tuple[type, ...] = (ProblemErrorsMixin,)
     if issubclass(base, ThreadWorker):
-        mixins += (LingeringCloseMixin,)
+        mixins += (EventLoopMixin,)
     return type(f"Problem{base.__name__}", (*mixins, base), {"__module__": __name__})

@@ -1,12 +1,17 @@
-"""Clients that never close: does the server keep answering the others? (docs/reliability.md)
+"""Clients that never close, or never finish a request: does the server keep answering the
+others? (docs/reliability.md, "Closes that never wait" and "Slow request heads")
 
-gunicorn as `make run` starts it (4 workers, SQLite in a temporary folder). One keep-alive
-client calls GET /healthz in a loop for --seconds, first alone, then while another thread opens
---rate connections a second, each sending an HTTP/1.0 request (so the server closes it after
-the answer), reading the answer and keeping its socket open until the phase ends. Prints the
-/healthz rate, p50, p99 and max of each phase, and how many of its requests failed.
+gunicorn as `make run` starts it (--workers 4, SQLite in a temporary folder). One keep-alive
+client calls GET /healthz in a loop for --seconds, first alone, then:
+  - while another thread opens --rate connections a second, each sending an HTTP/1.0 request
+    (so the server closes it after the answer) and keeping its socket, unread, until the
+    phase ends;
+  - with --half-requests N: after N connections have each sent half a request head and stopped
+    (they are kept open until the phase ends).
+Prints the /healthz rate, p50, p99 and max of each phase, and how many of its requests failed.
 
 Usage: .venv/bin/python bench/lazy_clients.py [--rate 5] [--seconds 4]
+       .venv/bin/python bench/lazy_clients.py --half-requests 600 --workers 1
 Only ever talks to 127.0.0.1; every loop stops by its deadline.
 """
 
@@ -51,21 +56,38 @@ def lazy_clients(port: int, rate: float, seconds: float, kept: list[socket.socke
         time.sleep(1 / rate)
 
 
+def half_requests(port: int, count: int) -> list[socket.socket]:
+    kept = []
+    for _ in range(count):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: bench\r\n")  # no blank line: not done
+        kept.append(sock)
+    return kept
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rate", type=float, default=5, help="lazy connections a second")
+    parser.add_argument("--half-requests", type=int, default=0, help="connections, instead")
     parser.add_argument("--seconds", type=float, default=4)
+    parser.add_argument("--workers", type=int, default=4)
     args = parser.parse_args()
-    with database("sqlite") as url, server(url, 4) as port:
+    with database("sqlite") as url, server(url, args.workers) as port:
         print(f"alone                       {healthz_phase(port, args.seconds)}")
         kept: list[socket.socket] = []
-        lazy = threading.Thread(target=lazy_clients, args=(port, args.rate, args.seconds, kept))
-        lazy.start()
-        figures = healthz_phase(port, args.seconds)
-        lazy.join()
+        if args.half_requests:
+            kept += half_requests(port, args.half_requests)
+            label = f"{args.half_requests} half requests open"
+            figures = healthz_phase(port, args.seconds)
+        else:
+            lazy = threading.Thread(target=lazy_clients, args=(port, args.rate, args.seconds, kept))
+            lazy.start()
+            label = f"{args.rate:g} lazy connections/s"
+            figures = healthz_phase(port, args.seconds)
+            lazy.join()
         for sock in kept:
             sock.close()
-        print(f"{args.rate:g} lazy connections/s     {figures}")
+        print(f"{label:28}{figures}")
     return 0
 
 
