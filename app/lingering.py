@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import selectors
 import socket
-import ssl
 import time
 from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
+
+from app.nonblocking import recv_now
 
 
 @dataclass(eq=False)
@@ -86,11 +87,11 @@ class LingeringCloses:
 
     def _readable(self, entry: _Closing, _fileobj: object) -> None:
         try:
-            data = entry.sock.recv(4096)
-        except (BlockingIOError, InterruptedError, ssl.SSLWantReadError):
-            return
-        except OSError:  # reset by the client: it is gone
+            data = recv_now(entry.sock)
+        except (OSError, ValueError):  # reset by the client: it is gone (ValueError: TLS)
             data = b""
+        if data is None:  # nothing after all
+            return
         entry.drained += len(data)
         if not data or entry.drained >= self.max_drain:
             self._finish(entry)

@@ -26,6 +26,8 @@ from enum import Enum
 from functools import partial
 from typing import Any
 
+from app.nonblocking import recv_now
+
 
 class Verdict(Enum):
     WAIT = "wait"  # the request is not all in yet
@@ -106,11 +108,11 @@ class RequestReader:
         """Read what the socket holds now, and judge what has come so far."""
         while True:
             try:
-                chunk = entry.conn.sock.recv(65536)
-            except (BlockingIOError, InterruptedError):
-                return Verdict.WAIT
+                chunk = recv_now(entry.conn.sock)  # keeps the GIL: this loop serves them all
             except OSError:
                 return Verdict.GONE
+            if chunk is None:
+                return Verdict.WAIT
             if not chunk:
                 return Verdict.GONE
             entry.data += chunk

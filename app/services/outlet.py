@@ -20,60 +20,16 @@ response's iterator all the while, so the server writes nothing until the iterat
 
 from __future__ import annotations
 
-import ctypes
-import errno
-import os
 import socket
 import threading
 import time
 from collections.abc import Callable
 
+from app.nonblocking import send_now  # keeps the GIL: the hub's thread serves many sockets
 from app.services.records import Record
 
 # A batch of records (an empty one: a keep-alive) as the bytes that go on the wire.
 Render = Callable[[list[Record]], bytes]
-_NOW = socket.MSG_DONTWAIT | getattr(socket, "MSG_NOSIGNAL", 0)  # a gone client: EPIPE
-
-
-def _libc_send() -> Callable[[int, bytes, int, int], int] | None:
-    """libc's send(2) called WITHOUT releasing the GIL (ctypes.PyDLL), or None off Linux.
-
-    ``socket.send`` releases the GIL around every call, even a non-blocking one, and taking
-    it back waits behind the request threads: with 16 sockets a batch, the hub's thread spent
-    most of its time waiting to take the GIL back, and fell hundreds of milliseconds behind
-    the notices (docs/performance.md, "Where the delivery time went"). A non-blocking send to a
-    local socket takes microseconds, so holding the GIL through it costs the others little.
-    """
-    if not hasattr(socket, "MSG_NOSIGNAL"):
-        return None
-    try:
-        libc = ctypes.PyDLL(None, use_errno=True)
-        send = libc.send
-    except (OSError, AttributeError):
-        return None
-    send.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int]
-    send.restype = ctypes.c_ssize_t
-    return send
-
-
-_SEND = None if os.environ.get("PLAIN_SEND") else _libc_send()
-
-
-def send_now(sock: socket.socket, wire: bytes) -> int:
-    """Send what the socket takes at once, without waiting (0 if nothing); OSError if the
-    client is gone."""
-    if _SEND is None:
-        try:
-            return sock.send(wire, _NOW)
-        except BlockingIOError:
-            return 0
-    sent = _SEND(sock.fileno(), wire, len(wire), _NOW)
-    if sent >= 0:
-        return sent
-    code = ctypes.get_errno()
-    if code in (errno.EAGAIN, errno.EWOULDBLOCK, errno.EINTR):
-        return 0
-    raise OSError(code, os.strerror(code))
 
 
 class Outlet:
