@@ -30,9 +30,17 @@ workers = int(os.environ.get("WEB_CONCURRENCY", "4"))
 # overrides it for a run.
 worker_class = os.environ.get("GUNICORN_WORKER_CLASS") or "gthread"
 # gthread: each open stream holds one thread of its worker while it lasts, so the threads are
-# many (idle ones cost little: docs/performance.md); gevent: greenlets, up to worker_connections.
-threads = int(os.environ.get("GUNICORN_THREADS", "512"))
+# many (idle ones cost little, and are made only when needed: docs/performance.md); gevent:
+# greenlets, up to worker_connections. 1,024 a worker, of which 960 may be streams: connections
+# are not spread evenly over the workers (1,000 streams gave one worker 376 of them).
+threads = int(os.environ.get("GUNICORN_THREADS", "1024"))
 worker_connections = int(os.environ.get("GUNICORN_WORKER_CONNECTIONS", "2000"))
+# A gthread worker's streams are kept below its threads, so that moves and views always find one
+# (app/services/stream_slots.py); past that a new stream is a 503. STREAM_LIMIT overrides it.
+if worker_class == "gthread":
+    from app.config import stream_limit
+
+    os.environ.setdefault("STREAM_LIMIT", str(stream_limit(threads)))
 timeout = 30
 graceful_timeout = 10
 # The app is built in each worker, so no database connection is shared across a fork.

@@ -22,6 +22,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from app.api.encoding import install as install_json
     from app.config import MAX_BODY_BYTES, load_settings
     from app.persistence import Database, SqlUnitOfWork
+    from app.services.stream_slots import StreamSlots
 
     app = Flask(__name__)
     app.config.update(load_settings(config))
@@ -33,6 +34,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["basra_uow"] = lambda: SqlUnitOfWork(database)
     telemetry.install(app)  # first: every later hook and refusal already has a request id
     app.extensions["basra_hub"] = _stream_hub(app, database)
+    app.extensions["basra_stream_slots"] = StreamSlots(app.config["STREAM_LIMIT"])
     register_api(app)
     _register_web(app)
     _register_bot_runner(app)

@@ -23,6 +23,14 @@ DEFAULT_BOT_WORK_LIMIT = "1200 per minute"
 # waiting games, and how long a waiting game waits for its next player before it ends.
 DEFAULT_SWEEP_INTERVAL_SECONDS = 1.0
 DEFAULT_WAITING_TTL_SECONDS = 24 * 60 * 60
+# Each open live stream holds one of its worker's threads (gthread); this many of them are kept
+# for everything else whatever the streams (app/services/stream_slots.py).
+SPARE_THREADS = 64
+
+
+def stream_limit(threads: int) -> int:
+    """The live streams one worker with ``threads`` threads may hold at once."""
+    return max(threads // 2, threads - SPARE_THREADS)
 
 
 def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -43,6 +51,9 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         # A game's caught-up streams are written at most this often: the moves of a game that
         # moves faster go out together, one send per socket (docs/performance.md, "Live streams").
         "STREAM_WRITE_EVERY_SECONDS": float(os.environ.get("STREAM_WRITE_EVERY_SECONDS") or 0.1),
+        # The live streams one process holds at once (gunicorn.conf.py sets it from its threads);
+        # unset: no bound, for a server whose streams hold no thread of their own.
+        "STREAM_LIMIT": int(os.environ["STREAM_LIMIT"]) if os.environ.get("STREAM_LIMIT") else None,
         # A game of bots alone unchanged this long is nobody's: a bot runner claims it.
         "BOT_STALE_SECONDS": float(os.environ.get("BOT_STALE_SECONDS") or 10.0),
         # Where counts live without Redis (app/api/limits.py); a limits storage URI.

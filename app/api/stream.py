@@ -13,18 +13,20 @@ from flask.views import MethodView
 from app import metrics
 from app.api import schemas
 from app.api.contract import problems
-from app.api.errors import ApiError
+from app.api.errors import ApiError, problem
 from app.api.games import _uow, blp
 from app.api.requests import query
 from app.services import feed, games
 from app.services.hub import Hub
 from app.services.outlet import Outlet
 from app.services.records import Record
+from app.services.stream_slots import StreamSlots
 
 EVENT_STREAM = "text/event-stream"
 KEEPALIVE_SECONDS = 15.0
 MAX_SECONDS = 3600.0  # then the client reconnects with Last-Event-ID, to another worker maybe
 RETRY_MS = 2000
+FULL_RETRY_SECONDS = 5  # when this process holds all the streams it may (StreamSlots)
 _VERSION = re.compile(r"^[0-9]{1,10}$")
 RECORDS_DOC = "\n".join(
     f"- `{name}`: #/components/schemas/{schema.__name__.removesuffix('Schema')}"
@@ -142,6 +144,15 @@ class StreamResource(MethodView):
     def get(self, game_id: str) -> Response:
         after = _after(game_id)
         first = feed.read(_uow(), game_id, after)  # 404 here, before the stream starts
+        slots: StreamSlots = current_app.extensions["basra_stream_slots"]
+        give_back = slots.take()
+        if give_back is None:
+            return problem(
+                "unavailable",
+                "this server holds as many live streams as it can; try again soon, or follow "
+                "the game with GET /games/{id} and If-None-Match meanwhile",
+                {"Retry-After": str(FULL_RETRY_SECONDS)},
+            )
         hub: Hub = current_app.extensions["basra_hub"]
         settings: dict[str, Any] = current_app.config
         records = hub.follow(
@@ -154,4 +165,5 @@ class StreamResource(MethodView):
         response = Response(_lines(f"retry: {RETRY_MS}\n\n", records), mimetype=EVENT_STREAM)
         response.headers["Cache-Control"] = "no-cache"
         response.headers["X-Accel-Buffering"] = "no"  # nginx: pass each record on at once
+        response.call_on_close(give_back)  # the WSGI server closes every response it was given
         return response
