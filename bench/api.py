@@ -43,6 +43,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from stream import cpu_seconds, postgres_pids, workers_of  # bench/stream.py
+
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 ADMIN_URL = os.environ.get("BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
@@ -214,34 +216,16 @@ def database(kind: str) -> Iterator[str]:
 
 class CpuMeter:
     """CPU seconds used so far by this process, gunicorn's workers (the children of ``master``)
-    and PostgreSQL's processes (the server runs on this machine), read from /proc."""
+    and PostgreSQL's processes (the server runs on this machine), read from /proc with
+    bench/stream.py's helpers."""
 
     def __init__(self, master: int) -> None:
         self.master = master
-        self.ticks = os.sysconf("SC_CLK_TCK")
 
     def read(self) -> tuple[float, float, float]:
         own = os.times()
-        workers = Path(f"/proc/{self.master}/task/{self.master}/children").read_text().split()
-        postgres = [p.name for p in Path("/proc").iterdir() if p.name.isdigit() and _is_postgres(p)]
-        return own.user + own.system, self._seconds(workers), self._seconds(postgres)
-
-    def _seconds(self, pids: list[str]) -> float:
-        ticks = 0
-        for pid in pids:
-            try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:  # gone meanwhile
-                continue
-            ticks += int(fields[11]) + int(fields[12])  # utime, stime
-        return ticks / self.ticks
-
-
-def _is_postgres(entry: Path) -> bool:
-    try:
-        return (entry / "comm").read_text().startswith("postgres")
-    except OSError:
-        return False
+        workers = cpu_seconds(workers_of(self.master))
+        return own.user + own.system, workers, cpu_seconds(postgres_pids())
 
 
 def cpu_per_request(meter: CpuMeter, count: int, seconds: float, work) -> tuple[list, list[float]]:
