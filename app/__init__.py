@@ -19,14 +19,17 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from flask import Flask
 
     from app.api import register_api, telemetry
+    from app.api.addresses import trusted_proxies
     from app.api.encoding import install as install_json
-    from app.config import MAX_BODY_BYTES, load_settings
+    from app.config import MAX_BODY_BYTES, load_settings, streams_per_address
     from app.persistence import Database, SqlUnitOfWork
     from app.services.stream_slots import StreamSlots
 
     app = Flask(__name__)
     app.config.update(load_settings(config))
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
+    # Parsed once, and a wrong entry stops the start-up (app/api/addresses.py).
+    app.extensions["basra_trusted_proxies"] = trusted_proxies(app.config["TRUSTED_PROXIES"])
     install_json(app)  # orjson, keys in the order they were written
     database = Database(app.config["DATABASE_URL"])
     app.extensions["basra_db"] = database
@@ -34,7 +37,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["basra_uow"] = lambda: SqlUnitOfWork(database)
     telemetry.install(app)  # first: every later hook and refusal already has a request id
     app.extensions["basra_hub"] = _stream_hub(app, database)
-    app.extensions["basra_stream_slots"] = StreamSlots(app.config["STREAM_LIMIT"])
+    app.extensions["basra_stream_slots"] = StreamSlots(
+        app.config["STREAM_LIMIT"], streams_per_address(app.config)
+    )
     register_api(app)
     _register_web(app)
     _register_bot_runner(app)

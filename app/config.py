@@ -26,11 +26,22 @@ DEFAULT_WAITING_TTL_SECONDS = 24 * 60 * 60
 # Each open live stream holds one of its worker's threads (gthread); this many of them are kept
 # for everything else whatever the streams (app/services/stream_slots.py).
 SPARE_THREADS = 64
+# A household or an office behind one address watches this many games live in each worker.
+DEFAULT_STREAMS_PER_ADDRESS = "32"
 
 
 def stream_limit(threads: int) -> int:
     """The live streams one worker with ``threads`` threads may hold at once."""
     return max(threads // 2, threads - SPARE_THREADS)
+
+
+def streams_per_address(settings: Mapping[str, Any]) -> int | None:
+    """The live streams one address may hold in one process: ``STREAMS_PER_ADDRESS``; none
+    with ``RATE_LIMIT=off`` (every limit off: benchmarks and load tests from one address)."""
+    if str(settings["RATE_LIMIT"]).strip().lower() == "off":
+        return None
+    bound = str(settings["STREAMS_PER_ADDRESS"]).strip().lower()
+    return None if bound == "off" else int(bound)
 
 
 def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -42,6 +53,9 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         "JOIN_RATE_LIMIT": os.environ.get("JOIN_RATE_LIMIT") or DEFAULT_JOIN_RATE_LIMIT,
         "BOT_WORK_LIMIT": os.environ.get("BOT_WORK_LIMIT") or DEFAULT_BOT_WORK_LIMIT,
         "REDIS_URL": os.environ.get("REDIS_URL") or None,
+        # The proxies whose X-Forwarded-For names the client (app/api/addresses.py): addresses
+        # or networks, comma-separated; empty, the default, believes no such header.
+        "TRUSTED_PROXIES": os.environ.get("TRUSTED_PROXIES") or "",
         # When set, GET /metrics needs it as a bearer token.
         "METRICS_TOKEN": os.environ.get("METRICS_TOKEN") or None,
         # Live streams: how often SQLite is polled for new events (PostgreSQL is told at once),
@@ -54,6 +68,8 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         # The live streams one process holds at once (gunicorn.conf.py sets it from its threads);
         # unset: no bound, for a server whose streams hold no thread of their own.
         "STREAM_LIMIT": int(os.environ["STREAM_LIMIT"]) if os.environ.get("STREAM_LIMIT") else None,
+        # ...and one address at once in one process (app/services/stream_slots.py); "off": none.
+        "STREAMS_PER_ADDRESS": os.environ.get("STREAMS_PER_ADDRESS") or DEFAULT_STREAMS_PER_ADDRESS,
         # A game of bots alone unchanged this long is nobody's: a bot runner claims it.
         "BOT_STALE_SECONDS": float(os.environ.get("BOT_STALE_SECONDS") or 10.0),
         # Where counts live without Redis (app/api/limits.py); a limits storage URI.

@@ -10,7 +10,8 @@
   is refused while the address has no work left; what it costs is counted once it is known.
 
 An address is an IPv4 address, or the /64 network of an IPv6 one (one host usually holds a
-whole /64, so counting single IPv6 addresses would not limit anybody).
+whole /64, so counting single IPv6 addresses would not limit anybody): the connection's peer,
+or behind a balancer listed in ``TRUSTED_PROXIES`` the client it names (app/api/addresses.py).
 
 Where counts live: Redis when ``REDIS_URL`` is set (production: shared by every worker of every
 instance); otherwise ``RATE_LIMIT_STORAGE`` if set (any ``limits`` storage URI, e.g.
@@ -29,13 +30,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Flask, Response, g, request
+from flask import Blueprint, Flask, Response, current_app, g, request
 from flask_limiter import Limiter
 from limits import RateLimitItem, parse
 from limits.storage import Storage
 from limits.strategies import MovingWindowRateLimiter
 
 from app.api import limit_store
+from app.api.addresses import client_ip
 from app.api.errors import problem, seconds_until
 from app.api.requests import bearer_token
 
@@ -47,8 +49,13 @@ WORK_ENDPOINTS = {CREATE_ENDPOINT, JOIN_ENDPOINT, "games.MovesResource"}
 
 
 def client_address() -> str:
-    """The key of the caller's address: IPv4 as is, IPv6 by its /64."""
-    address = request.remote_addr or "unknown"
+    """The key of the caller's address: IPv4 as is, IPv6 by its /64. The caller is the peer,
+    or the client a trusted proxy names (app/api/addresses.py)."""
+    address = client_ip(
+        request.remote_addr,
+        request.headers.get("X-Forwarded-For"),
+        current_app.extensions.get("basra_trusted_proxies", ()),
+    )
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:

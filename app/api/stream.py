@@ -15,18 +15,19 @@ from app.api import schemas
 from app.api.contract import problems
 from app.api.errors import ApiError, problem
 from app.api.games import _uow, blp
+from app.api.limits import client_address
 from app.api.requests import query
 from app.services import feed, games
 from app.services.hub import Hub
 from app.services.outlet import Outlet
 from app.services.records import Record
-from app.services.stream_slots import StreamSlots
+from app.services.stream_slots import NoSlot, StreamSlots
 
 EVENT_STREAM = "text/event-stream"
 KEEPALIVE_SECONDS = 15.0
 MAX_SECONDS = 3600.0  # then the client reconnects with Last-Event-ID, to another worker maybe
 RETRY_MS = 2000
-FULL_RETRY_SECONDS = 5  # when this process holds all the streams it may (StreamSlots)
+FULL_RETRY_SECONDS = 5  # when this process, or the address, holds all it may (StreamSlots)
 _VERSION = re.compile(r"^[0-9]{1,10}$")
 RECORDS_DOC = "\n".join(
     f"- `{name}`: #/components/schemas/{schema.__name__.removesuffix('Schema')}"
@@ -145,12 +146,20 @@ class StreamResource(MethodView):
         after = _after(game_id)
         first = feed.read(_uow(), game_id, after)  # 404 here, before the stream starts
         slots: StreamSlots = current_app.extensions["basra_stream_slots"]
-        give_back = slots.take()
-        if give_back is None:
+        give_back = slots.take(client_address())
+        if give_back is NoSlot.SERVER_FULL:
             return problem(
                 "unavailable",
                 "this server holds as many live streams as it can; try again soon, or follow "
                 "the game with GET /games/{id} and If-None-Match meanwhile",
+                {"Retry-After": str(FULL_RETRY_SECONDS)},
+            )
+        if give_back is NoSlot.ADDRESS_FULL:
+            return problem(
+                "rate_limited",
+                f"your address has {slots.per_address} live streams open on this server "
+                "process; close one, or follow the game with GET /games/{id} and "
+                "If-None-Match meanwhile",
                 {"Retry-After": str(FULL_RETRY_SECONDS)},
             )
         hub: Hub = current_app.extensions["basra_hub"]

@@ -18,7 +18,7 @@ import pytest
 import requests
 
 from app.config import stream_limit
-from app.services.stream_slots import StreamSlots
+from app.services.stream_slots import NoSlot, StreamSlots
 
 from .servers import Gunicorn, migrate
 from .support import problem_errors
@@ -27,18 +27,41 @@ from .support import problem_errors
 def test_slots_are_taken_up_to_the_bound_and_given_back_once():
     slots = StreamSlots(2)
     first, second = slots.take(), slots.take()
-    assert first is not None and second is not None
-    assert slots.take() is None
+    assert callable(first) and callable(second)
+    assert slots.take() is NoSlot.SERVER_FULL
     first()
     first()  # a second give-back of the same slot frees nothing more
     assert slots.taken == 1
     third = slots.take()
-    assert third is not None and slots.take() is None
+    assert callable(third) and slots.take() is NoSlot.SERVER_FULL
 
 
 def test_no_bound_takes_any_number():
     slots = StreamSlots(None)
-    assert all(slots.take() is not None for _ in range(1000))
+    assert all(callable(slots.take("127.0.0.1")) for _ in range(1000))
+
+
+def test_one_address_takes_its_share_and_the_others_theirs():
+    slots = StreamSlots(4, per_address=2)
+    mine = [slots.take("192.0.2.1"), slots.take("192.0.2.1")]
+    assert all(callable(slot) for slot in mine)
+    assert slots.take("192.0.2.1") is NoSlot.ADDRESS_FULL
+    assert callable(slots.take("192.0.2.2"))
+    mine[0]()
+    mine[0]()  # given back once only: the address has one stream, not none
+    assert callable(slots.take("192.0.2.1"))
+    assert slots.take("192.0.2.1") is NoSlot.ADDRESS_FULL
+    assert callable(slots.take("192.0.2.3"))
+    assert slots.take("192.0.2.4") is NoSlot.SERVER_FULL  # the process's bound comes first
+
+
+def test_an_address_that_left_is_forgotten():
+    slots = StreamSlots(None, per_address=1)
+    for n in range(100):
+        give_back = slots.take(f"198.51.100.{n}")
+        assert callable(give_back)
+        give_back()
+    assert not slots.by_address
 
 
 def test_a_worker_keeps_threads_for_everything_else():
@@ -64,9 +87,14 @@ def eight_threads(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gunicorn
         server.stop()
 
 
-def open_stream(server: Gunicorn, game_id: str) -> tuple[socket.socket, int, bytes]:
-    """A stream's socket, its status and what came with the head (the whole answer if refused)."""
-    sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+def open_stream(
+    server: Gunicorn, game_id: str, source: str = "127.0.0.1"
+) -> tuple[socket.socket, int, bytes]:
+    """A stream's socket, its status and what came with the head (the whole answer if refused),
+    from ``source`` (any 127/8 address: Linux routes them all to the loopback interface)."""
+    sock = socket.create_connection(
+        ("127.0.0.1", server.port), timeout=10, source_address=(source, 0)
+    )
     sock.sendall(f"GET /games/{game_id}/stream HTTP/1.1\r\nHost: a\r\n\r\n".encode())
     data = b""
     while b"\r\n\r\n" not in data:
@@ -110,12 +138,14 @@ def test_streams_past_the_bound_are_refused_and_the_rest_is_answered(eight_threa
             sock.close()
 
 
-def open_when_free(server: Gunicorn, game_id: str, seconds: float = 10) -> socket.socket:
+def open_when_free(
+    server: Gunicorn, game_id: str, seconds: float = 10, source: str = "127.0.0.1"
+) -> socket.socket:
     """A stream, as soon as a slot is free: the server sees a closed stream at its next
     keep-alive, and gives its slot back then."""
     deadline = time.monotonic() + seconds
     while True:
-        sock, status, _ = open_stream(server, game_id)
+        sock, status, _ = open_stream(server, game_id, source)
         if status == 200:
             return sock
         sock.close()
@@ -135,6 +165,50 @@ def test_a_stream_that_ends_gives_its_slot_back(eight_threads):
         streams.append(open_when_free(eight_threads, game_id))
     finally:
         for sock in streams:
+            sock.close()
+
+
+@pytest.fixture(scope="module")
+def two_per_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gunicorn]:
+    """One worker (the bound is a process's), limits on, two streams an address."""
+    folder: Path = tmp_path_factory.mktemp("streams-per-address")
+    url = f"sqlite:///{folder / 'basra.sqlite3'}"
+    migrate(url)
+    server = Gunicorn(url, folder, workers=1)
+    server.env.update(
+        {"RATE_LIMIT": "10000 per minute", "STREAMS_PER_ADDRESS": "2",
+         "RATE_LIMIT_STORAGE": f"basra-sqlite://{folder / 'limits.sqlite3'}",
+         "STREAM_KEEPALIVE_SECONDS": "0.3"}
+    )  # fmt: skip
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.mark.slow
+def test_one_address_cannot_take_the_streams_of_everybody_else(two_per_address):
+    game_id = a_game(two_per_address)
+    mine = [open_when_free(two_per_address, game_id, source="127.0.0.2") for _ in range(2)]
+    theirs: list[socket.socket] = []
+    try:
+        sock, status, data = open_stream(two_per_address, game_id, "127.0.0.2")
+        mine.append(sock)  # closed at the end, as the others
+        assert status == 429
+        head, _, body = data.partition(b"\r\n\r\n")
+        while len(body) < int(_header(head, b"content-length")):
+            body += sock.recv(65536)
+        assert problem_errors(429, _header(head, b"content-type").decode(), body) == []
+        assert json.loads(body)["code"] == "rate_limited"
+        assert _header(head, b"retry-after") == b"5"
+        # Somebody else, at another address, still watches live.
+        theirs = [open_when_free(two_per_address, game_id, source="127.0.0.3") for _ in range(2)]
+        # One of mine ends: its slot is mine again once the server has seen it go.
+        mine.pop(0).close()
+        mine.append(open_when_free(two_per_address, game_id, source="127.0.0.2"))
+    finally:
+        for sock in mine + theirs:
             sock.close()
 
 
