@@ -123,13 +123,7 @@ def test_streams_past_the_bound_are_refused_and_the_rest_is_answered(eight_threa
             sock, status, data = open_stream(eight_threads, game_id)
             (opened if status == 200 else refused).append((sock, data))
         assert len(opened) == 4 and len(refused) == 8
-        sock, data = refused[0]
-        head, _, body = data.partition(b"\r\n\r\n")
-        while len(body) < int(_header(head, b"content-length")):
-            body += sock.recv(65536)
-        assert problem_errors(503, _header(head, b"content-type").decode(), body) == []
-        assert json.loads(body)["code"] == "unavailable"
-        assert _header(head, b"retry-after") == b"5"
+        assert_refused(*refused[0], 503, "unavailable")
         for _ in range(10):
             assert requests.get(f"{eight_threads.url}/healthz", timeout=5).status_code == 200
             assert requests.get(f"{eight_threads.url}/games/{game_id}", timeout=5).ok
@@ -193,15 +187,9 @@ def test_one_address_cannot_take_the_streams_of_everybody_else(two_per_address):
     mine = [open_when_free(two_per_address, game_id, source="127.0.0.2") for _ in range(2)]
     theirs: list[socket.socket] = []
     try:
-        sock, status, data = open_stream(two_per_address, game_id, "127.0.0.2")
+        sock, _, data = open_stream(two_per_address, game_id, "127.0.0.2")
         mine.append(sock)  # closed at the end, as the others
-        assert status == 429
-        head, _, body = data.partition(b"\r\n\r\n")
-        while len(body) < int(_header(head, b"content-length")):
-            body += sock.recv(65536)
-        assert problem_errors(429, _header(head, b"content-type").decode(), body) == []
-        assert json.loads(body)["code"] == "rate_limited"
-        assert _header(head, b"retry-after") == b"5"
+        assert_refused(sock, data, 429, "rate_limited")
         # Somebody else, at another address, still watches live.
         theirs = [open_when_free(two_per_address, game_id, source="127.0.0.3") for _ in range(2)]
         # One of mine ends: its slot is mine again once the server has seen it go.
@@ -210,6 +198,18 @@ def test_one_address_cannot_take_the_streams_of_everybody_else(two_per_address):
     finally:
         for sock in mine + theirs:
             sock.close()
+
+
+def assert_refused(sock: socket.socket, data: bytes, status: int, code: str) -> None:
+    """The answer on ``sock`` (``data``: what came with its head) is a problem document of
+    ``status`` and ``code``, with ``Retry-After: 5``."""
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert int(head.split(b" ", 2)[1]) == status, head
+    while len(body) < int(_header(head, b"content-length")):
+        body += sock.recv(65536)
+    assert problem_errors(status, _header(head, b"content-type").decode(), body) == []
+    assert json.loads(body)["code"] == code
+    assert _header(head, b"retry-after") == b"5"
 
 
 def _header(head: bytes, name: bytes) -> bytes:
