@@ -18,7 +18,10 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 import requests
+
+from app.cli import migrate_database
 
 from .support import ROOT
 
@@ -30,6 +33,14 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+def fresh_sqlite(tmp_path_factory: pytest.TempPathFactory, name: str) -> tuple[Path, str]:
+    """A folder of its own holding a migrated SQLite database: (the folder, the database's URL)."""
+    folder = tmp_path_factory.mktemp(name)
+    url = f"sqlite:///{folder / 'basra.sqlite3'}"
+    migrate_database(url)
+    return folder, url
 
 
 def migrate(database_url: str) -> None:
@@ -128,9 +139,13 @@ class Gunicorn:
 
 @contextlib.contextmanager
 def gunicorn(
-    database_url: str, log_dir: Path, workers: int = 4, args: tuple[str, ...] = ()
+    database_url: str,
+    log_dir: Path,
+    workers: int = 4,
+    args: tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
 ) -> Iterator[Gunicorn]:
-    server = Gunicorn(database_url, log_dir, workers, args)
+    server = Gunicorn(database_url, log_dir, workers, args, env)
     try:
         server.start()
         yield server

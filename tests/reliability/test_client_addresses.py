@@ -17,17 +17,15 @@ from __future__ import annotations
 import http.client
 import ipaddress
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from app import create_app
 from app.api.addresses import client_ip, trusted_proxies
-from app.cli import migrate_database
 
 from .balancer import HAProxy, haproxy
-from .servers import Gunicorn
+from .servers import Gunicorn, fresh_sqlite, gunicorn
 from .support import assert_problem
 
 LIMIT = "3 per minute"
@@ -85,9 +83,7 @@ def test_trusted_proxies_are_read_from_the_setting_and_a_wrong_one_stops_the_sta
 # ------------------------------------------------------------------ the app, in process
 @pytest.fixture(scope="module")
 def sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
-    url = f"sqlite:///{tmp_path_factory.mktemp('addresses') / 'basra.sqlite3'}"
-    migrate_database(url)
-    return url
+    return fresh_sqlite(tmp_path_factory, "addresses")[1]
 
 
 @pytest.fixture
@@ -140,20 +136,14 @@ def test_with_no_trusted_proxy_the_header_is_not_read(make_app: Any) -> None:
 def balanced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[HAProxy, Gunicorn]]:
     """deploy/haproxy.cfg in front of one gunicorn (both of its replicas are that one), which
     trusts X-Forwarded-For from 127.0.0.1, the address HAProxy connects from."""
-    log_dir = tmp_path_factory.mktemp("balanced")
-    url = f"sqlite:///{log_dir / 'basra.sqlite3'}"
-    migrate_database(url)
+    log_dir, url = fresh_sqlite(tmp_path_factory, "balanced")
     env = {"RATE_LIMIT": LIMIT, "TRUSTED_PROXIES": "127.0.0.1",
            "RATE_LIMIT_STORAGE": f"basra-sqlite://{log_dir / 'limits.sqlite3'}"}  # fmt: skip
-    server = Gunicorn(url, Path(log_dir), workers=2, env=env)
-    server.start()
-    try:
+    with gunicorn(url, log_dir, workers=2, env=env) as server:
         upstream = f"127.0.0.1:{server.port}"
-        with haproxy([upstream, upstream], Path(log_dir)) as balancer:
+        with haproxy([upstream, upstream], log_dir) as balancer:
             balancer.wait_for({"api-1": "UP", "api-2": "UP"})
             yield balancer, server
-    finally:
-        server.stop()
 
 
 def _get_from(source: str, port: int, headers: dict[str, str] | None = None) -> int:

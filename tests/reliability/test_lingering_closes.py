@@ -14,14 +14,13 @@ import socket
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 import requests
 
 from app.lingering import LingeringCloses
 
-from .servers import Gunicorn, migrate
+from .servers import Gunicorn, fresh_sqlite, gunicorn
 
 
 @pytest.fixture
@@ -118,16 +117,10 @@ def test_a_client_already_gone_is_closed_at_once(poller):
 @pytest.fixture(scope="module")
 def one_worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gunicorn]:
     """gunicorn.conf.py's threaded worker, one process, so that every connection meets it."""
-    folder: Path = tmp_path_factory.mktemp("lingering")
-    url = f"sqlite:///{folder / 'basra.sqlite3'}"
-    migrate(url)
-    server = Gunicorn(url, folder, workers=1)
-    try:
-        server.start()
+    folder, url = fresh_sqlite(tmp_path_factory, "lingering")
+    with gunicorn(url, folder, workers=1) as server:
         assert "Using worker: ProblemThreadWorker" in server.log()
         yield server
-    finally:
-        server.stop()
 
 
 def lazy_client(server: Gunicorn) -> socket.socket:

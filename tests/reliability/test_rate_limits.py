@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from app import create_app
-from app.cli import migrate_database
 
+from .servers import fresh_sqlite
 from .support import assert_problem, bearer
 
 REDIS_URL = "redis://127.0.0.1:6379/15"
@@ -34,9 +34,7 @@ def _redis() -> Any:
 
 @pytest.fixture(scope="module")
 def sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
-    url = f"sqlite:///{tmp_path_factory.mktemp('limits') / 'basra.sqlite3'}"
-    migrate_database(url)
-    return url
+    return fresh_sqlite(tmp_path_factory, "limits")[1]
 
 
 @pytest.fixture(params=["memory", "sqlite-file", "redis"])

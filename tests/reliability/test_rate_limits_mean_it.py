@@ -14,7 +14,7 @@ import requests
 from app import create_app
 from app.cli import migrate_database
 
-from .servers import Gunicorn
+from .servers import Gunicorn, fresh_sqlite
 from .support import assert_problem, bearer
 
 HUMAN_VS_BOT = {"players": [{"name": "A"}, {"bot": "random"}]}
@@ -23,9 +23,7 @@ WAITING = {"players": [{"name": "A"}, {"open": True}], "public": True}  # joined
 
 @pytest.fixture(scope="module")
 def sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
-    url = f"sqlite:///{tmp_path_factory.mktemp('limits-mean-it') / 'basra.sqlite3'}"
-    migrate_database(url)
-    return url
+    return fresh_sqlite(tmp_path_factory, "limits-mean-it")[1]
 
 
 @pytest.fixture

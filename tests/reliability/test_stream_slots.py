@@ -12,7 +12,6 @@ import json
 import socket
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import requests
@@ -20,7 +19,7 @@ import requests
 from app.config import stream_limit
 from app.services.stream_slots import NoSlot, StreamSlots
 
-from .servers import Gunicorn, migrate
+from .servers import Gunicorn, fresh_sqlite, gunicorn
 from .support import problem_errors
 
 
@@ -74,9 +73,7 @@ def test_a_worker_keeps_threads_for_everything_else():
 def eight_threads(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gunicorn]:
     """One gthread worker with 8 threads (so at most 4 streams), keep-alives every 0.3 s (so
     that a stream whose client left notices it soon)."""
-    folder: Path = tmp_path_factory.mktemp("stream-slots")
-    url = f"sqlite:///{folder / 'basra.sqlite3'}"
-    migrate(url)
+    folder, url = fresh_sqlite(tmp_path_factory, "stream-slots")
     server = Gunicorn(url, folder, workers=1)
     server.env.update({"GUNICORN_THREADS": "8", "STREAM_KEEPALIVE_SECONDS": "0.3"})
     server.env.pop("STREAM_LIMIT", None)
@@ -165,20 +162,12 @@ def test_a_stream_that_ends_gives_its_slot_back(eight_threads):
 @pytest.fixture(scope="module")
 def two_per_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gunicorn]:
     """One worker (the bound is a process's), limits on, two streams an address."""
-    folder: Path = tmp_path_factory.mktemp("streams-per-address")
-    url = f"sqlite:///{folder / 'basra.sqlite3'}"
-    migrate(url)
-    server = Gunicorn(url, folder, workers=1)
-    server.env.update(
-        {"RATE_LIMIT": "10000 per minute", "STREAMS_PER_ADDRESS": "2",
-         "RATE_LIMIT_STORAGE": f"basra-sqlite://{folder / 'limits.sqlite3'}",
-         "STREAM_KEEPALIVE_SECONDS": "0.3"}
-    )  # fmt: skip
-    try:
-        server.start()
+    folder, url = fresh_sqlite(tmp_path_factory, "streams-per-address")
+    env = {"RATE_LIMIT": "10000 per minute", "STREAMS_PER_ADDRESS": "2",
+           "RATE_LIMIT_STORAGE": f"basra-sqlite://{folder / 'limits.sqlite3'}",
+           "STREAM_KEEPALIVE_SECONDS": "0.3"}  # fmt: skip
+    with gunicorn(url, folder, workers=1, env=env) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.mark.slow
