@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from alembic import context
+from sqlalchemy import Connection
 
 from app.config import load_settings
 from app.persistence.database import make_engine
@@ -41,8 +42,14 @@ def run_online() -> None:
         engine.dispose()
 
 
-def _run(connection: object) -> None:
-    # render_as_batch: SQLite cannot ALTER most things; batch mode copies the table.
+def _run(connection: Connection) -> None:
+    # render_as_batch: SQLite cannot ALTER most things; batch mode copies the table, drops it
+    # and renames the copy. With foreign keys enforced (as the app's engine sets them), the
+    # drop deleted every seat and log entry of every game (ON DELETE CASCADE): they are off
+    # while migrating. SQLite heeds this only outside a transaction, so before the first.
+    if connection.dialect.name == "sqlite" and not connection.in_transaction():
+        connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+        connection.commit()
     context.configure(
         connection=connection,
         target_metadata=target_metadata,

@@ -7,8 +7,9 @@ the log run the same code.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, overload
 
 from app.engine.cards import Card, codes, parse_cards
@@ -64,21 +65,39 @@ class RoundResult:
 
 
 class RoundResults(Sequence[RoundResult]):
-    """Every finished round's result, held as the rows a snapshot stores them as.
+    """Every finished round's result, held as short rows (``RoundResult.to_row``).
 
     A match to 10,000 points runs to a hundred rounds and more, and every request loads,
-    saves and shows them all: as rows, loading and saving copy one list and the view reads
-    the rows as they are, instead of building and taking apart a hundred objects each
-    time (docs/performance.md). A ``RoundResult`` is made only when one is asked for.
+    saves and shows them all. So they may be *deferred*: ``read`` gives the rows when
+    something first needs them, and ``encoded`` is their summaries as the caller already
+    holds them encoded (opaque here: the games table keeps them as JSON, and the view hands
+    that to the encoder as it is). A move that ends no round then neither parses, builds nor
+    encodes a hundred rounds (docs/performance.md). Adding a round drops ``encoded``: it no
+    longer says what these rounds are. A ``RoundResult`` is made only when one is asked for.
     """
 
-    __slots__ = ("_rows",)
+    __slots__ = ("_read", "_rows", "encoded")
 
-    def __init__(self, rows: Iterable[Sequence[Any]] = ()) -> None:
-        self._rows: list[Sequence[Any]] = list(rows)
+    def __init__(
+        self,
+        rows: Iterable[Sequence[Any]] = (),
+        *,
+        read: Callable[[], Iterable[Sequence[Any]]] | None = None,
+        encoded: object = None,
+    ) -> None:
+        # Read once however many copies share it; each copy lists the rows for itself.
+        self._read = cache(read) if read is not None else None
+        self._rows: list[Sequence[Any]] | None = None if read is not None else list(rows)
+        self.encoded = encoded
+
+    def _all(self) -> list[Sequence[Any]]:
+        if self._rows is None:
+            assert self._read is not None
+            self._rows = list(self._read())
+        return self._rows
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return len(self._all())
 
     @overload
     def __getitem__(self, index: int) -> RoundResult: ...
@@ -88,8 +107,8 @@ class RoundResults(Sequence[RoundResult]):
 
     def __getitem__(self, index: int | slice) -> RoundResult | list[RoundResult]:
         if isinstance(index, slice):
-            return [RoundResult.from_row(row) for row in self._rows[index]]
-        return RoundResult.from_row(self._rows[index])
+            return [RoundResult.from_row(row) for row in self._all()[index]]
+        return RoundResult.from_row(self._all()[index])
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, RoundResults):
@@ -99,23 +118,34 @@ class RoundResults(Sequence[RoundResult]):
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"RoundResults({self._rows!r})"
+        return f"RoundResults({self._all()!r})"
 
     def append(self, result: RoundResult) -> None:
-        self._rows.append(result.to_row())
+        self._all().append(result.to_row())
+        self.encoded = None
 
     def copy(self) -> RoundResults:
-        return RoundResults(self._rows)  # rows are never changed once written: share them
+        copied = RoundResults.__new__(RoundResults)
+        copied._read, copied.encoded = self._read, self.encoded
+        # Rows are never changed once written: share them, in a list of the copy's own.
+        copied._rows = None if self._rows is None else list(self._rows)
+        return copied
 
     def rows(self) -> list[Sequence[Any]]:
         """The snapshot's form: one ``[round, points, cards, majority, basras,
         jack_basras]`` per round."""
-        return list(self._rows)
+        return list(self._all())
 
     def summaries(self) -> list[dict[str, Any]]:
         """The view's form: ``RoundResult.to_dict`` of each, read straight off the rows."""
         return [{"round": r[0], "points": r[1], "cards": r[2], "majority": r[3],
-                 "basras": r[4], "jack_basras": r[5]} for r in self._rows]  # fmt: skip
+                 "basras": r[4], "jack_basras": r[5]} for r in self._all()]  # fmt: skip
+
+    @staticmethod
+    def row_of(summary: Mapping[str, Any]) -> Sequence[Any]:
+        """The row of one of ``summaries()``: how stored summaries become rows again."""
+        return [summary["round"], summary["points"], summary["cards"], summary["majority"],
+                summary["basras"], summary["jack_basras"]]  # fmt: skip
 
 
 class RoundMoves(Sequence[CardPlayed]):
@@ -258,9 +288,11 @@ class GameState:
             resigned=self.resigned,
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready snapshot of everything, for storage (never for a client)."""
-        return {
+    def to_dict(self, with_rounds: bool = True) -> dict[str, Any]:
+        """A JSON-ready snapshot of everything, for storage (never for a client). Without
+        its rounds (``with_rounds=False``) it stays the same size however long the match:
+        the games table keeps the rounds apart, written only when one is added."""
+        snapshot = {
             "rules": self.rules.to_dict(),
             "players": self.players,
             "phase": self.phase,
@@ -278,7 +310,6 @@ class GameState:
             "majority_carry": self.majority_carry,
             "moves": self.moves,
             "round_moves": self.round_moves.rows(),
-            "rounds": self.rounds.rows(),
             "discarded": codes(self.discarded),
             "fixed_round": self.fixed_round,
             "winner": self.winner,
@@ -287,9 +318,16 @@ class GameState:
             "timed_out": self.timed_out,
             "resigned": self.resigned,
         }
+        if with_rounds:
+            snapshot["rounds"] = self.rounds.rows()
+        return snapshot
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> GameState:
+    def from_dict(cls, data: dict[str, Any], rounds: RoundResults | None = None) -> GameState:
+        """The state of a snapshot; ``rounds`` when they are kept apart from it. A snapshot
+        that holds its rounds (one written before they were kept apart) is read with them."""
+        if "rounds" in data or rounds is None:
+            rounds = RoundResults(data.get("rounds", ()))
         return cls(
             rules=Rules.from_dict(data["rules"]),
             players=data["players"],
@@ -308,7 +346,7 @@ class GameState:
             majority_carry=data["majority_carry"],
             moves=data["moves"],
             round_moves=RoundMoves(data["round_moves"]),
-            rounds=RoundResults(data["rounds"]),
+            rounds=rounds,
             discarded=list(parse_cards(data["discarded"])),
             fixed_round=data["fixed_round"],
             winner=data["winner"],

@@ -55,7 +55,9 @@ class SeatView:
         return self.round_moves[-1] if self.round_moves else None
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON-ready game part of an API view (the service adds names and ids)."""
+        """The JSON-ready game part of an API view (the service adds names and ids). Rounds
+        loaded from storage are there as the store encoded them (``RoundResults.encoded``)."""
+        rounds = self.rounds.encoded
         view: dict[str, Any] = {
             "round": self.round,
             "dealer": self.dealer,
@@ -81,7 +83,8 @@ class SeatView:
             "last_capturer": self.last_capturer,
             "last_move": self.last_move.to_dict() if self.last_move else None,
             # Each round's basras and jack basras travel with its points: they made them.
-            "rounds": self.rounds.summaries(),
+            # Rounds as stored are handed on as stored (already the JSON of their summaries).
+            "rounds": self.rounds.summaries() if rounds is None else rounds,
             "winner": self.winner,
             "resigned": self.resigned,
         }

@@ -7,10 +7,13 @@ from typing import Any
 
 import orjson
 
+from app.services.ready_json import ready_json_default
+
 
 def json_bytes(value: Any) -> bytes:
     # Keys that are not strings become strings, as the standard library's json.dumps does.
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+    # A view's stored rounds (a ReadyJson) are written as the JSON text they are.
+    return orjson.dumps(value, default=ready_json_default, option=orjson.OPT_NON_STR_KEYS)
 
 
 def json_text(value: Any) -> str:

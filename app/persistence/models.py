@@ -49,6 +49,10 @@ class GameRow(Base):
     players: Mapped[int] = mapped_column(Integer)
     rules: Mapped[dict[str, Any]] = mapped_column(JsonData)
     snapshot: Mapped[dict[str, Any]] = mapped_column(JsonData)  # the engine state now
+    # Its finished rounds, apart from the snapshot so that a move's snapshot stays the same
+    # size however long the match: the JSON of their summaries, as a view shows them, written
+    # only when a round ends. Text, not JSON: PostgreSQL need not check it on every move.
+    rounds: Mapped[str] = mapped_column(Text, server_default=text("'[]'"))
     # The match total of each side (there are always two), beside the snapshot so that a
     # list of games need not load whole states to show them.
     score_0: Mapped[int] = mapped_column(Integer, server_default=text("0"))

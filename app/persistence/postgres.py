@@ -49,6 +49,7 @@ from app.persistence.notifications import CHANNEL, notice_text
 from app.persistence.repository import (
     _CHANGING_COLUMNS,
     _CHANGING_RECORD_COLUMNS,
+    _KEPT_WHEN_NONE,
     _LOADED_COLUMNS,
     _RECORD_COLUMNS,
     _SEAT_COLUMNS,
@@ -97,7 +98,12 @@ _NEW_ENTRIES = (
 )
 _SAVED = (
     "WITH saved AS (UPDATE games SET "
-    + ", ".join(f"{name} = %({name})s" for name in _CHANGING_COLUMNS)
+    + ", ".join(
+        f"{name} = COALESCE(%({name})s, {name})"
+        if name in _KEPT_WHEN_NONE
+        else f"{name} = %({name})s"
+        for name in _CHANGING_COLUMNS
+    )
     + " WHERE id = %(game_id)s AND version = %(expected_version)s RETURNING id),"
     " logged AS (INSERT INTO events (game_id, seq, type, data, at, hash)"
     " SELECT saved.id, entry.seq, entry.type, entry.data, entry.at, entry.hash"
@@ -218,7 +224,7 @@ class PostgresGameRepository(SqlGameRepository):
     def add(self, game: GameRecord) -> None:
         row = {name: getattr(game, name) for name in _RECORD_COLUMNS}
         row |= {"players": game.players, "rules": game.state.rules.to_dict()}
-        row |= _stored_state(game)
+        row |= _stored_state(game, adding=True)
         self._hold(_insert("games", row), _jsonable(row))
         seats = [{"game_id": game.id, **asdict(seat)} for seat in game.seats]
         self._hold(_insert("seats", seats[0]), seats)

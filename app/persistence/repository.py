@@ -8,13 +8,21 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Table, Text, bindparam, cast, insert, or_, select, update
+from sqlalchemy import Table, Text, bindparam, cast, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.persistence.models import EventRow, GameRow, IdempotentResponseRow, SeatRow
 from app.services.errors import ConcurrentUpdate
 from app.services.log import EventRecord, RawEvent
-from app.services.model import ACTIVE, WAITING, GameRecord, GameSummary, Progress, Seat
+from app.services.model import (
+    ACTIVE,
+    WAITING,
+    GameRecord,
+    GameSummary,
+    Progress,
+    Seat,
+    rounds_text,
+)
 from app.services.unit_of_work import GameRepository, StoredResult
 
 GAMES: Table = GameRow.__table__  # type: ignore[assignment]
@@ -26,11 +34,13 @@ _RECORD_COLUMNS = ("id", "status", "version", "server_seed", "commitment", "clie
                    "custom_deck", "winner", "last_hash", "created_at", "updated_at",
                    "deadline", "invite_hash", "public")  # fmt: skip
 # What a move, a join or a deal can change in a game's row.
-_CHANGING_COLUMNS = ("status", "version", "snapshot", "score_0", "score_1", "client_seed",
-                     "winner", "last_hash", "updated_at", "deadline")  # fmt: skip
+_CHANGING_COLUMNS = ("status", "version", "snapshot", "rounds", "score_0", "score_1",
+                     "client_seed", "winner", "last_hash", "updated_at", "deadline")  # fmt: skip
+# Written only when given (a save passes None for rounds no round was added to).
+_KEPT_WHEN_NONE = frozenset({"rounds"})
 _CHANGING_RECORD_COLUMNS = [name for name in _CHANGING_COLUMNS if name in _RECORD_COLUMNS]
 # What a move's load reads of the row (the drivers' own paths, postgres.py and sqlite.py).
-_LOADED_COLUMNS = (*_RECORD_COLUMNS, "snapshot")
+_LOADED_COLUMNS = (*_RECORD_COLUMNS, "snapshot", "rounds")
 _SEAT_COLUMNS = ("seat", "name", "bot", "seed", "token_hash")
 
 # The hot path's statements, built once: building and keying them anew on every move
@@ -45,7 +55,14 @@ _LOAD_FOR_UPDATE = _LOAD.with_for_update(of=GAMES)  # PostgreSQL serialises writ
 _SAVE = (
     update(GAMES)
     .where(GAMES.c.id == bindparam("game_id"), GAMES.c.version == bindparam("expected_version"))
-    .values({name: bindparam(name) for name in _CHANGING_COLUMNS})
+    .values(
+        {
+            name: func.coalesce(bindparam(name), GAMES.c[name])
+            if name in _KEPT_WHEN_NONE
+            else bindparam(name)
+            for name in _CHANGING_COLUMNS
+        }
+    )
 )
 _SAVE_SEAT = (
     update(SEATS)
@@ -83,12 +100,14 @@ class SqlGameRepository(GameRepository):
         seats = [Seat(**{name: row[SEATS.c[name]] for name in _SEAT_COLUMNS}) for row in rows]
         fields = {name: first[GAMES.c[name]] for name in _RECORD_COLUMNS}
         fields["deadline"] = _utc(fields["deadline"])
-        return GameRecord(**fields, seats=seats, snapshot=first[GAMES.c.snapshot])
+        return GameRecord(
+            **fields, seats=seats, snapshot=first[GAMES.c.snapshot], rounds=first[GAMES.c.rounds]
+        )
 
     def add(self, game: GameRecord) -> None:
         row = {name: getattr(game, name) for name in _RECORD_COLUMNS}
         row |= {"players": game.players, "rules": game.state.rules.to_dict()}
-        row |= _stored_state(game)
+        row |= _stored_state(game, adding=True)
         self.session.execute(insert(GAMES), [row])
         seats = [{"game_id": game.id, **asdict(seat)} for seat in game.seats]
         self.session.execute(insert(SEATS), seats)
@@ -248,11 +267,15 @@ def _summary(game: Any, seats: list[Seat]) -> GameSummary:
                        scores, game["winner"], game["custom_deck"] is not None)  # fmt: skip
 
 
-def _stored_state(game: GameRecord) -> dict[str, Any]:
-    """The engine state as stored: the whole snapshot, and the scores on their own."""
+def _stored_state(game: GameRecord, adding: bool = False) -> dict[str, Any]:
+    """The engine state as stored: the snapshot, the rounds apart from it (None when they are
+    the ones loaded: a save keeps them as stored), and the scores on their own."""
     state = game.state
     score_0, score_1 = state.scores
-    return {"snapshot": state.to_dict(), "score_0": score_0, "score_1": score_1}
+    unchanged = state.rounds.encoded is not None and not adding
+    return {"snapshot": state.to_dict(with_rounds=False),
+            "rounds": None if unchanged else rounds_text(state.rounds),
+            "score_0": score_0, "score_1": score_1}  # fmt: skip
 
 
 def _event_row(record: EventRecord) -> Mapping[str, Any]:

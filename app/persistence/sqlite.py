@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 from app.persistence.repository import (
     _CHANGING_COLUMNS,
     _CHANGING_RECORD_COLUMNS,
+    _KEPT_WHEN_NONE,
     _LOADED_COLUMNS,
     _SEAT_COLUMNS,
     EVENTS,
@@ -50,7 +51,10 @@ _LOAD = (
 )
 _SAVE = (
     "UPDATE games SET "
-    + ", ".join(f"{name} = :{name}" for name in _CHANGING_COLUMNS)
+    + ", ".join(
+        f"{name} = COALESCE(:{name}, {name})" if name in _KEPT_WHEN_NONE else f"{name} = :{name}"
+        for name in _CHANGING_COLUMNS
+    )
     + " WHERE id = :game_id AND version = :expected_version"
 )
 _EVENT_COLUMNS = ("game_id", "seq", "type", "data", "at", "hash")

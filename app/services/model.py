@@ -7,8 +7,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import orjson
+
 from app.engine import Event, GameState
+from app.engine.state import RoundResults
 from app.services.log import EventRecord, engine_record_data
+from app.services.ready_json import ReadyJson
 
 WAITING = "waiting"
 ACTIVE = "active"
@@ -52,6 +56,8 @@ class GameRecord:
     updated_at: datetime
     seats: list[Seat]
     snapshot: dict[str, Any] | None = None  # the stored state, unpacked on first use
+    # Its finished rounds, kept apart: the JSON of their summaries, as the view shows them.
+    rounds: str | None = None
     state_now: GameState | None = None
     # When the sweeper acts if nobody does first: the turn clock of an active game, the
     # end of a waiting one (see ``deadlines``). UTC.
@@ -70,7 +76,8 @@ class GameRecord:
         if self.state_now is None:
             if self.snapshot is None:
                 raise ValueError(f"game {self.id} has no state")
-            self.state_now = GameState.from_dict(self.snapshot)
+            rounds = None if self.rounds is None else stored_rounds(self.rounds)
+            self.state_now = GameState.from_dict(self.snapshot, rounds)
         return self.state_now
 
     @property
@@ -94,6 +101,21 @@ class GameRecord:
     def seat_player(self, seat: Seat, name: str, seed: str | None, token_hash: str) -> None:
         seat.name, seat.seed, seat.token_hash = name, seed, token_hash
         self.changed_seats.add(seat.seat)
+
+
+def stored_rounds(text: str) -> RoundResults:
+    """Rounds as the games table keeps them (``rounds_text``): parsed only if something reads
+    them (a move that ends no round does not), and written into a view as they are."""
+    summaries = ReadyJson(text)
+    return RoundResults(
+        read=lambda: [RoundResults.row_of(summary) for summary in summaries.items()],
+        encoded=summaries,
+    )
+
+
+def rounds_text(rounds: RoundResults) -> str:
+    """What the games table keeps of ``rounds``: the JSON of their summaries."""
+    return orjson.dumps(rounds.summaries()).decode()
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import json
+
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import create_engine, inspect
+from sqlalchemy import create_engine, inspect, text
 
 from app import create_app
 from app.cli import alembic_config, migrate_database
+from app.engine.state import RoundResults
+from app.persistence import Database, SqlUnitOfWork
 from app.persistence.models import Base
+from app.services import audit
+from app.services.views import game_view
+
+from .test_rounds_apart import Match, encoded
+from .test_unit_of_work import loaded
 
 TABLES = {"games", "seats", "events", "idempotent_responses"}
 
@@ -63,3 +72,38 @@ def test_downgrading_to_base_and_upgrading_to_head_again_works_on_a_fresh_databa
     finally:
         app.extensions["basra_bot_runner"].stop()
         app.extensions["basra_db"].dispose()
+
+
+def test_0004_moves_each_games_rounds_out_of_its_snapshot_and_back(fresh_database_url):
+    migrate_database(fresh_database_url)
+    database = Database(fresh_database_url)
+    try:
+        match = Match(database)
+        match.to_round(3)
+        _, rounds = match.stored()
+        view = encoded(match.view)
+    finally:
+        database.dispose()
+    config = alembic_config(fresh_database_url)
+
+    command.downgrade(config, "0003")
+    engine = create_engine(fresh_database_url)
+    try:
+        with engine.connect() as connection:
+            (snapshot,) = connection.execute(text("SELECT snapshot FROM games")).one()
+        snapshot = snapshot if isinstance(snapshot, dict) else json.loads(snapshot)
+        assert snapshot["rounds"] == [RoundResults.row_of(s) for s in json.loads(rounds)]
+    finally:
+        engine.dispose()
+
+    command.upgrade(config, "head")
+    database = match.database = Database(fresh_database_url)
+    try:
+        snapshot, again = match.stored()
+        assert "rounds" not in snapshot and json.loads(again) == json.loads(rounds)
+        game = loaded(database, match.id)
+        assert encoded(game_view(game, 0)) == view
+        assert audit.verify(SqlUnitOfWork(database), match.id)["ok"]
+        match.move()  # and the game plays on
+    finally:
+        database.dispose()
