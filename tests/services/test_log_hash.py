@@ -1,6 +1,7 @@
-"""The log's hashes are taken over a canonical JSON text. It was the standard library's and
-is now orjson's: every hash ever stored must still verify, so the two must write the same
-bytes for anything a log entry can hold."""
+"""The log's hashes are taken over a canonical JSON text, and a stream record's data is sent
+as compact JSON. Both were the standard library's and are now orjson's: every hash ever stored
+must still verify, and no stream's data line may change, so the two must write the same bytes
+for anything a log entry can hold."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.services.log import canonical_json, event_hash
+from app.services.records import Record
 
 # What a log entry's data is made of: names (any text a player may send, accents, emoji,
 # quotes, backslashes and control characters included), card codes, integers, flags, null.
@@ -41,3 +43,11 @@ def test_a_stored_hash_is_the_one_the_standard_library_gave():
             "at": "2026-11-30T17:00:00.000000Z", "prev": "0" * 64}  # fmt: skip
     expected = hashlib.sha256(standard_library(body)).hexdigest()
     assert event_hash("g1", 2, "SeatJoined", data, body["at"], "0" * 64) == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(st.text(max_size=12), values, max_size=8))
+def test_a_stream_records_text_is_the_standard_librarys_compact_json(data):
+    # Record.json went from json.dumps to orjson: a stream's data lines must not change.
+    expected = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    assert Record(1, "joined", data).json == expected
