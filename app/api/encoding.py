@@ -9,7 +9,7 @@ import orjson
 from flask import Flask, Response
 from flask.json.provider import JSONProvider, _default
 
-from app.services.ready_json import ReadyJson
+from app.services.ready_json import ReadyJson, ready_json_default
 
 # Dates go through Flask's own ``_default`` (an HTTP date), exactly as before; orjson calls
 # it for every type it does not know. Dict keys keep their order (``sort_keys = False``).
@@ -19,7 +19,7 @@ _OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_NON_STR_KEYS
 def _default_or_ready(value: Any) -> Any:
     """A game's stored rounds (``ReadyJson``) go out as the JSON they are stored as."""
     if isinstance(value, ReadyJson):
-        return orjson.Fragment(value.text)
+        return ready_json_default(value)
     return _default(value)
 
 

@@ -49,11 +49,11 @@ from app.persistence.notifications import CHANNEL, notice_text
 from app.persistence.repository import (
     _CHANGING_COLUMNS,
     _CHANGING_RECORD_COLUMNS,
-    _KEPT_WHEN_NONE,
     _LOADED_COLUMNS,
     _RECORD_COLUMNS,
     _SEAT_COLUMNS,
     SqlGameRepository,
+    _assignment,
     _now,
     _storable,
     _stored_state,
@@ -98,12 +98,7 @@ _NEW_ENTRIES = (
 )
 _SAVED = (
     "WITH saved AS (UPDATE games SET "
-    + ", ".join(
-        f"{name} = COALESCE(%({name})s, {name})"
-        if name in _KEPT_WHEN_NONE
-        else f"{name} = %({name})s"
-        for name in _CHANGING_COLUMNS
-    )
+    + ", ".join(_assignment(name, f"%({name})s") for name in _CHANGING_COLUMNS)
     + " WHERE id = %(game_id)s AND version = %(expected_version)s RETURNING id),"
     " logged AS (INSERT INTO events (game_id, seq, type, data, at, hash)"
     " SELECT saved.id, entry.seq, entry.type, entry.data, entry.at, entry.hash"

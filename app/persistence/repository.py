@@ -38,6 +38,16 @@ _CHANGING_COLUMNS = ("status", "version", "snapshot", "rounds", "score_0", "scor
                      "client_seed", "winner", "last_hash", "updated_at", "deadline")  # fmt: skip
 # Written only when given (a save passes None for rounds no round was added to).
 _KEPT_WHEN_NONE = frozenset({"rounds"})
+
+
+def _assignment(name: str, parameter: str) -> str:
+    """``SET`` text of a changing column for the drivers' own statements (postgres.py,
+    sqlite.py): the parameter, or for a column kept when None, the stored value then."""
+    if name in _KEPT_WHEN_NONE:
+        return f"{name} = COALESCE({parameter}, {name})"
+    return f"{name} = {parameter}"
+
+
 _CHANGING_RECORD_COLUMNS = [name for name in _CHANGING_COLUMNS if name in _RECORD_COLUMNS]
 # What a move's load reads of the row (the drivers' own paths, postgres.py and sqlite.py).
 _LOADED_COLUMNS = (*_RECORD_COLUMNS, "snapshot", "rounds")

@@ -25,13 +25,13 @@ from sqlalchemy.orm import Session
 from app.persistence.repository import (
     _CHANGING_COLUMNS,
     _CHANGING_RECORD_COLUMNS,
-    _KEPT_WHEN_NONE,
     _LOADED_COLUMNS,
     _SEAT_COLUMNS,
     EVENTS,
     GAMES,
     IDEMPOTENT,
     SqlGameRepository,
+    _assignment,
     _now,
     _storable,
     _stored_state,
@@ -51,10 +51,7 @@ _LOAD = (
 )
 _SAVE = (
     "UPDATE games SET "
-    + ", ".join(
-        f"{name} = COALESCE(:{name}, {name})" if name in _KEPT_WHEN_NONE else f"{name} = :{name}"
-        for name in _CHANGING_COLUMNS
-    )
+    + ", ".join(_assignment(name, f":{name}") for name in _CHANGING_COLUMNS)
     + " WHERE id = :game_id AND version = :expected_version"
 )
 _EVENT_COLUMNS = ("game_id", "seq", "type", "data", "at", "hash")
