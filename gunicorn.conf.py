@@ -23,7 +23,19 @@ if not os.environ.get(_SET_UP):
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="basra-metrics-")
 
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
-workers = int(os.environ.get("WEB_CONCURRENCY", "4"))
+# By the database (app/config.py: default_workers): one per core on PostgreSQL, two per core
+# on SQLite.
+from app.config import default_workers  # noqa: E402
+
+workers = int(os.environ.get("WEB_CONCURRENCY") or default_workers(os.environ.get("DATABASE_URL")))
+# Each worker listens on a socket of its own (SO_REUSEPORT), and the kernel spreads the new
+# connections over them. On one shared socket, whichever worker woke first took a whole burst:
+# 16 clients that connected at once all landed in one worker (one GIL, one core) and got 700
+# moves a second where spread out they get 1,100 (docs/performance.md, "Tenth session").
+# What it costs: a worker that exits drops the connections still waiting in its own queue
+# (Linux's net.ipv4.tcp_migrate_req=1 hands them to the others), and a second server started
+# on the same port shares it instead of failing. REUSE_PORT=0 turns it off.
+reuse_port = os.environ.get("REUSE_PORT", "1") != "0"
 # Live streams (GET /games/{id}/stream) stay open for minutes, so no sync worker: see
 # docs/performance.md, "Live streams and the worker class", for the measurements behind this
 # choice. The one line to change (a subclass of it, say) is this one; GUNICORN_WORKER_CLASS

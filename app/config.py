@@ -30,6 +30,22 @@ SPARE_THREADS = 64
 DEFAULT_STREAMS_PER_ADDRESS = "32"
 
 
+def default_workers(database_url: str | None = None) -> int:
+    """Gunicorn's worker processes when ``WEB_CONCURRENCY`` is not set, for the database in
+    ``DATABASE_URL``: on PostgreSQL one per core this process may run on, on SQLite two per core.
+    Never fewer than two, so that a worker that restarts leaves another to answer.
+
+    Measured on two cores (docs/performance.md, "Tenth session"): on PostgreSQL two workers
+    served as many moves as four with a shorter tail, and with 1,000 live streams kept 0.90-0.95
+    of their moves where four kept 0.80 (each process's hub reads every notice and writes each
+    game's streams of its own). On SQLite four served 10-20% more moves than two: a writer
+    that finds the file locked sleeps in SQLite's busy handler, and more processes keep the
+    cores busy meanwhile."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    per_core = 2 if (database_url or DEFAULT_DATABASE_URL).startswith("sqlite") else 1
+    return max(2, per_core * (cores or 1))
+
+
 def stream_limit(threads: int) -> int:
     """The live streams one worker with ``threads`` threads may hold at once."""
     return max(threads // 2, threads - SPARE_THREADS)

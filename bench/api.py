@@ -45,6 +45,8 @@ from pathlib import Path
 
 from stream import cpu_seconds, postgres_pids, workers_of  # bench/stream.py
 
+from app.config import default_workers
+
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 ADMIN_URL = os.environ.get("BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
@@ -265,9 +267,14 @@ def server(url: str, workers: int, pids: list[int] | None = None) -> Iterator[in
         process.wait(timeout=20)
 
 
+def url_of(kind: str) -> str:
+    return "sqlite://" if kind == "sqlite" else "postgresql://"
+
+
 def measure(kind: str, args: argparse.Namespace) -> dict[str, float]:
     masters: list[int] = []
-    with database(kind) as url, server(url, args.workers, masters) as port:
+    workers = args.workers or default_workers(url_of(kind))
+    with database(kind) as url, server(url, workers, masters) as port:
         meter = CpuMeter(masters[0])
         run_clients(args.clients, 2, play_load(port))  # warm up every worker
         ratios, health_rates, move_rates, moves = [], [], [], []
@@ -326,11 +333,17 @@ def main() -> int:
         "--paced", type=float, default=0.5, help="the paced phase's rate, x the moves/s measured"
     )
     parser.add_argument("--databases", default="postgresql,sqlite")
-    parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY", "4")))
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=int(os.environ.get("WEB_CONCURRENCY") or 0),
+        help="gunicorn's workers (default: as `make run` starts it, by the database)",
+    )
     args = parser.parse_args()
 
     kinds = [kind.strip() for kind in args.databases.split(",") if kind.strip()]
-    print(f"gunicorn workers={args.workers}, clients={args.clients}, {args.pairs} pairs of "
+    workers = args.workers or ", ".join(f"{k} {default_workers(url_of(k))}" for k in kinds)
+    print(f"gunicorn workers: {workers}; clients={args.clients}, {args.pairs} pairs of "
           f"{args.seconds:.0f} s phases; load average {load_average()} "
           f"on {os.cpu_count()} cores")  # fmt: skip
     results = {}

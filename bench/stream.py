@@ -19,7 +19,7 @@ gunicorn's workers, PostgreSQL), and the CPU each record cost the workers (beyon
 same moves cost without streams) and the watchers.
 
 Usage: .venv/bin/python bench/stream.py [--seconds 15] [--streams 1000] [--clients 16]
-                                        [--worker-class gthread|gevent] [--workers 4]
+                                        [--worker-class gthread|gevent] [--workers N]
                                         [--rounds 2] [--watcher-processes 1]
 Needs PostgreSQL on 127.0.0.1:5432 (a database is created and dropped) and only ever
 talks to 127.0.0.1. Every loop stops by its deadline.
@@ -41,6 +41,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from app.config import default_workers
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -414,7 +416,12 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=15)
     parser.add_argument("--streams", type=int, default=1000)
     parser.add_argument("--clients", type=int, default=16)
-    parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY", "4")))
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=int(os.environ.get("WEB_CONCURRENCY") or default_workers("postgresql://")),
+        help="gunicorn's workers (default: as `make run` starts it on PostgreSQL)",
+    )
     parser.add_argument("--worker-class", default=os.environ.get("GUNICORN_WORKER_CLASS", ""))
     parser.add_argument("--watcher-processes", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=2)

@@ -8,21 +8,18 @@ The first tests drive ``LingeringCloses`` on socket pairs; the last ones real gu
 
 from __future__ import annotations
 
-import os
 import selectors
 import socket
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import suppress
-from pathlib import Path
 
 import pytest
 import requests
 
 from app.lingering import LingeringCloses
 
-from .servers import Gunicorn, fresh_sqlite, gunicorn
+from .servers import Gunicorn, fresh_sqlite, gunicorn, held_by
 
 
 @pytest.fixture
@@ -151,31 +148,6 @@ def test_clients_that_keep_their_sockets_do_not_stall_the_others(one_worker):
     finally:
         for sock in kept:
             sock.close()
-
-
-def held_by(pid: int, server: Gunicorn, clients: list[socket.socket]) -> int:
-    """How many of these clients' connections the process still holds a socket for.
-
-    The server's end of each is found in /proc/net/tcp by its two ports; once the worker closes
-    it, the kernel keeps it (FIN_WAIT2) with no inode, or forgets it. Counting the worker's file
-    descriptors instead counted whatever else it opened meanwhile (a pooled database connection,
-    a thread's), and once failed a clean run."""
-    ours = set()
-    for link in Path(f"/proc/{pid}/fd").iterdir():
-        with suppress(OSError):
-            target = os.readlink(link)
-            if target.startswith("socket:["):
-                ours.add(int(target[8:-1]))
-    client_ports = {sock.getsockname()[1] for sock in clients}
-    held = 0
-    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
-        fields = line.split()
-        local_port = int(fields[1].split(":")[1], 16)
-        remote_port = int(fields[2].split(":")[1], 16)
-        inode = int(fields[9])
-        if local_port == server.port and remote_port in client_ports and inode in ours:
-            held += 1
-    return held
 
 
 @pytest.mark.slow
