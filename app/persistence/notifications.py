@@ -13,6 +13,7 @@ does it on PostgreSQL too, less often, as a safety net and after a reconnect).
 from __future__ import annotations
 
 import logging
+import select
 import threading
 import time
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from app.services.feed import Page
 from app.services.records import Record
 
 if TYPE_CHECKING:
-    from app.services.hub import NewsSink
+    from app.services.hub import News, NewsSink
 
 CHANNEL = "basra_games"
 log = logging.getLogger(__name__)
@@ -112,22 +113,31 @@ class Listener:
         import psycopg
 
         with psycopg.connect(self.conninfo, autocommit=True, connect_timeout=5) as connection:
+            arrived: list[str] = []
+            # A notice that comes in while the connection runs a statement (the LISTEN, the
+            # liveness check below) is handed to this; the others are read off the socket.
+            connection.add_notify_handler(lambda notice: arrived.append(notice.payload))
             connection.execute(f"LISTEN {CHANNEL}")
             self.connected.set()
             self.reconnects += 1
             self.sink.reconnected()
+            # The wait is ours, not psycopg's ``notifies()``: its wait wakes thousands of times
+            # a second while a timeout runs out (35,000 at 0.05 s, measured), and this one waits
+            # with a timeout every time. With 700 notices a second that loop cost each process
+            # 0.11 CPU-s/s (docs/performance.md, "Tenth session"). libpq reads the socket.
+            pgconn, encoding = connection.pgconn, connection.info.encoding
+            poller = select.poll()
+            poller.register(pgconn.socket, select.POLLIN)
             checked, wait = time.monotonic(), 0.0  # idle() at once: it may have work held
             while not self.stopping.is_set():
-                # stop_after=1 still yields every notice of one read from the socket: those
-                # that arrived together are handed over together (the hub then writes each
-                # game's streams once for all of them).
-                news = []
-                for notice in connection.notifies(timeout=wait, stop_after=1):
-                    game_id = notice.payload.partition(":")[0]
-                    if not self.sink.watches(game_id):
-                        continue  # no stream here follows it: its records need no parsing
-                    if (parsed := parse_notice(notice.payload)) is not None:
-                        news.append((parsed.game_id, parsed.version, parsed.after, parsed.page))
+                if not arrived and poller.poll(wait * 1000):
+                    pgconn.consume_input()  # OperationalError if the server went away
+                while (pending := pgconn.notifies()) is not None:
+                    arrived.append(pending.extra.decode(encoding))
+                # Every notice of one read from the socket is handed over together: the hub
+                # then writes each game's streams once for all of them.
+                news = self._news(arrived)
+                arrived.clear()
                 if news:
                     self.sink.news(news)
                 soon = self.sink.idle()
@@ -135,6 +145,16 @@ class Listener:
                 if time.monotonic() - checked >= self.wake_every:
                     connection.execute("SELECT 1")  # notice a dead server even when all is quiet
                     checked = time.monotonic()
+
+    def _news(self, payloads: list[str]) -> list[News]:
+        """The notices of games this process watches (the others' records are not parsed)."""
+        news: list[News] = []
+        for payload in payloads:
+            if not self.sink.watches(payload.partition(":")[0]):
+                continue
+            if (parsed := parse_notice(payload)) is not None:
+                news.append((parsed.game_id, parsed.version, parsed.after, parsed.page))
+        return news
 
     def stop(self) -> None:
         self.stopping.set()
