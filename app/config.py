@@ -36,11 +36,11 @@ def default_workers(database_url: str | None = None) -> int:
     Never fewer than two, so that a worker that restarts leaves another to answer.
 
     Measured on two cores (docs/performance.md, "Tenth session"): on PostgreSQL two workers
-    served as many moves as four with a shorter tail, and with 1,000 live streams kept 0.90-0.95
-    of their moves where four kept 0.80 (each process's hub reads every notice and writes each
-    game's streams of its own). On SQLite four served 10-20% more moves than two: a writer
-    that finds the file locked sleeps in SQLite's busy handler, and more processes keep the
-    cores busy meanwhile."""
+    served as many moves as four with a shorter tail, and with 1,000 live streams kept 0.94 of
+    their moves (median of nine runs) where four kept 0.80 (each process's hub reads every
+    notice and writes each game's streams of its own). On SQLite four served 10-20% more moves
+    than two. A guess at why, not checked: a writer that finds the file locked sleeps in
+    SQLite's busy handler, and more processes keep the cores busy meanwhile."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     per_core = 2 if (database_url or DEFAULT_DATABASE_URL).startswith("sqlite") else 1
     return max(2, per_core * (cores or 1))
