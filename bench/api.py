@@ -267,14 +267,12 @@ def server(url: str, workers: int, pids: list[int] | None = None) -> Iterator[in
         process.wait(timeout=20)
 
 
-def url_of(kind: str) -> str:
-    return "sqlite://" if kind == "sqlite" else "postgresql://"
-
-
 def measure(kind: str, args: argparse.Namespace) -> dict[str, float]:
     masters: list[int] = []
-    workers = args.workers or default_workers(url_of(kind))
-    with database(kind) as url, server(url, workers, masters) as port:
+    with (
+        database(kind) as url,
+        server(url, workers := args.workers or default_workers(url), masters) as port,
+    ):
         meter = CpuMeter(masters[0])
         run_clients(args.clients, 2, play_load(port))  # warm up every worker
         ratios, health_rates, move_rates, moves = [], [], [], []
@@ -302,6 +300,7 @@ def measure(kind: str, args: argparse.Namespace) -> dict[str, float]:
         "early": early_ms,
         "late": late_ms,
         "round": deep_round,
+        "workers": workers,
         "paced/s": len(paced) / args.seconds,
         "paced p50": statistics.median(paced) * 1000,
         "paced p99": percentile(paced, 0.99) * 1000,
@@ -342,14 +341,15 @@ def main() -> int:
     args = parser.parse_args()
 
     kinds = [kind.strip() for kind in args.databases.split(",") if kind.strip()]
-    workers = args.workers or ", ".join(f"{k} {default_workers(url_of(k))}" for k in kinds)
-    print(f"gunicorn workers: {workers}; clients={args.clients}, {args.pairs} pairs of "
+    print(f"gunicorn workers: {args.workers or 'as make run starts them'}; clients={args.clients}, "
+          f"{args.pairs} pairs of "
           f"{args.seconds:.0f} s phases; load average {load_average()} "
           f"on {os.cpu_count()} cores")  # fmt: skip
     results = {}
     for kind in kinds:
         results[kind] = measure(kind, args)
     rows = [
+        ("gunicorn workers", "workers", "{:.0f}", ""),
         ("GET /healthz requests/s (median phase)", "healthz/s", "{:.0f}", ""),
         ("POST /moves requests/s (median phase)", "moves/s", "{:.0f}", ""),
         ("moves/s / healthz/s (median of pairs)", "ratio", "{:.2f}", ">= 0.5"),

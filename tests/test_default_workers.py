@@ -40,8 +40,8 @@ def test_the_cores_are_those_this_process_may_run_on(monkeypatch):
 def settings(monkeypatch, **environment: str) -> dict:
     """gunicorn.conf.py's settings in this environment, run on a copy of os.environ (it sets
     variables for the workers it would start, which must not reach this process's)."""
-    copied = {k: v for k, v in os.environ.items() if k not in ("WEB_CONCURRENCY", "DATABASE_URL")}
-    copied.pop("REUSE_PORT", None)
+    decided_here = ("WEB_CONCURRENCY", "DATABASE_URL", "REUSE_PORT")
+    copied = {k: v for k, v in os.environ.items() if k not in decided_here}
     copied.update(environment, BASRA_METRICS_DIR_SET_UP="given")  # no metrics folder made
     monkeypatch.setattr(os, "environ", copied)
     return runpy.run_path(str(CONF))

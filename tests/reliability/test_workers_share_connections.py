@@ -9,6 +9,7 @@ that one of two workers gets fewer than two of 16 is 34 in 65,536.
 
 from __future__ import annotations
 
+import http.client
 import socket
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -30,25 +31,13 @@ def two_workers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gunicorn]:
 
 def connect_and_ask(port: int) -> socket.socket:
     """A keep-alive connection with one request answered on it, left open."""
-    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-    sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-    answer = b""
-    while b"\r\n\r\n" not in answer:
-        chunk = sock.recv(65536)
-        assert chunk, answer
-        answer += chunk
-    head, _, body = answer.partition(b"\r\n\r\n")
-    assert head.startswith(b"HTTP/1.1 200"), head
-    length = next(
-        int(line.split(b":")[1])
-        for line in head.split(b"\r\n")
-        if line.lower().startswith(b"content-length:")
-    )
-    while len(body) < length:
-        chunk = sock.recv(65536)
-        assert chunk, body
-        body += chunk
-    return sock
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request("GET", "/healthz")
+    answer = connection.getresponse()
+    assert answer.status == 200, answer.read()
+    answer.read()  # all of it, so the connection stays open for the next request
+    assert connection.sock is not None
+    return connection.sock
 
 
 def test_a_burst_of_connections_is_spread_over_the_workers(two_workers: Gunicorn) -> None:
