@@ -138,8 +138,14 @@ def game_created() -> None:
     GAMES_CREATED.inc()
 
 
+_bot_decisions: dict[str, Histogram] = {}
+
+
 def bot_decided(level: str, seconds: float) -> None:
-    BOT_DECISION.labels(level).observe(seconds)
+    histogram = _bot_decisions.get(level)
+    if histogram is None:
+        histogram = _bot_decisions[level] = BOT_DECISION.labels(level)
+    histogram.observe(seconds)
 
 
 def turn_timed_out() -> None:

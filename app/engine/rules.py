@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from functools import lru_cache
 from typing import Any
 
 from app.engine.errors import InvalidRules
@@ -52,8 +53,17 @@ class Rules:
 
     @classmethod
     def from_dict(cls, options: Mapping[str, Any] | None) -> Rules:
-        """Defaults overlaid with ``options``; any unknown key or bad value is refused."""
-        options = dict(options or {})
+        """Defaults overlaid with ``options``; any unknown key or bad value is refused.
+        Every load of a game reads its rules: the same few sets, so each is checked once.
+        The key keeps each value's type (``True == 1``, but 1 is a target and True is not)."""
+        items = tuple((options or {}).items())
+        try:
+            return _checked_once(tuple((key, type(value), value) for key, value in items))
+        except TypeError:  # an unhashable value (a list, an object) is refused, uncached
+            return cls._checked(dict(items))
+
+    @classmethod
+    def _checked(cls, options: dict[str, Any]) -> Rules:
         errors: dict[str, str] = {}
         known = {field.name for field in fields(cls)}
         for key in options:
@@ -88,6 +98,15 @@ class Rules:
 
 
 _FIELD_NAMES = tuple(field.name for field in fields(Rules))
+
+
+@lru_cache(maxsize=256)
+def _checked_once(typed_items: tuple[tuple[str, type, Any], ...]) -> Rules:
+    """``Rules._checked`` of these options, kept (Rules is frozen, so it can be shared); an
+    ``InvalidRules`` is raised each time, never kept."""
+    return Rules._checked({key: value for key, _type, value in typed_items})
+
+
 _SCORING = ("majority_points", "basra_points", "jack_basra_points")
 
 

@@ -67,14 +67,14 @@ class Database:
     def session(self) -> Session:
         return self.sessions()
 
-    def repository(self, session: Session) -> SqlGameRepository:
-        """The games of ``session``, with a move's statements sent by the driver itself:
+    def repository(self) -> SqlGameRepository:
+        """The games of one unit of work, with a move's statements sent by the driver itself:
         combined for PostgreSQL (postgres.py), as they are for SQLite (sqlite.py)."""
         if self.engine.dialect.name == "postgresql":
-            return PostgresGameRepository(session)
+            return PostgresGameRepository(self.engine)
         if self.engine.dialect.name == "sqlite":
-            return SqliteGameRepository(session, self.write_gate)
-        return SqlGameRepository(session)
+            return SqliteGameRepository(self.engine, self.write_gate)
+        return SqlGameRepository(self.engine)
 
     def dispose(self) -> None:
         self.engine.dispose()

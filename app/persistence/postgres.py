@@ -28,7 +28,7 @@ costs more CPU on both sides than these few plain statements, and CPU is what bo
 moves a server can answer.
 
 Every statement of ``SqlGameRepository`` (the reads that are not hot) goes through
-``self.session``, which sends the held writes first: a use case reads its own writes.
+``self.connection``, which sends the held writes first: a use case reads its own writes.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg.pq import TransactionStatus
 from psycopg.types.json import Json
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, Engine
 
 from app.persistence.json_codec import json_text
 from app.persistence.notifications import CHANNEL, notice_text
@@ -156,24 +156,19 @@ Statement = tuple[str, Mapping[str, Any] | Sequence[Mapping[str, Any]]]
 class PostgresGameRepository(SqlGameRepository):
     """``SqlGameRepository`` with its hot statements combined and sent by psycopg."""
 
-    def __init__(self, session: Session) -> None:
-        self._session = session
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine)
         self.held: list[Statement] = []  # writes not sent yet, in order
         self.held_save: dict[str, Any] | None = None  # the parameters of a held save
         # The answers read with the last game loaded: (game, key) -> seat -> answer.
         self.answers: dict[tuple[str, str], dict[int, StoredResult]] = {}
-        super().__init__(session)
 
     @property
-    def session(self) -> Session:
-        """The session, once the held writes are sent (so they keep their order)."""
+    def connection(self) -> Connection:
+        """The connection, once the held writes are sent (so they keep their order)."""
         if self.held:
             self._send()
-        return self._session
-
-    @session.setter
-    def session(self, session: Session) -> None:
-        self._session = session
+        return super().connection
 
     def get(
         self, game_id: str, for_update: bool = False, idempotency_key: str | None = None
@@ -268,7 +263,7 @@ class PostgresGameRepository(SqlGameRepository):
                 return  # the unit of work's end gives the connection back, as after a read
         if self.held:
             self._send()
-        self._session.commit()
+        super().commit()
 
     def _hold(
         self, statement: str, parameters: Mapping[str, Any] | Sequence[Mapping[str, Any]]
@@ -287,13 +282,14 @@ class PostgresGameRepository(SqlGameRepository):
                     cursor.executemany(statement, parameters)
 
     def _connection(self) -> psycopg.Connection[Any]:
-        """The session's psycopg connection, in the session's transaction."""
-        return self._session.connection().connection.driver_connection  # type: ignore[return-value]
+        """The psycopg connection of this unit of work, in its transaction."""
+        return super().connection.connection.driver_connection  # type: ignore[return-value]
 
 
 def _idle(connection: psycopg.Connection[Any]) -> bool:
     """No transaction open on the connection (nothing sent since the last commit)."""
-    return connection.info.transaction_status == TransactionStatus.IDLE
+    # libpq's own status, an int: ``connection.info`` makes an object and an enum each time
+    return connection.pgconn.transaction_status == TransactionStatus.IDLE
 
 
 @contextmanager

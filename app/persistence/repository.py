@@ -1,15 +1,33 @@
 """The games repository over SQLAlchemy Core: one round trip to load a game and its
-seats, a version-checked UPDATE in front of the hash-chained log, bulk inserts."""
+seats, a version-checked UPDATE in front of the hash-chained log, bulk inserts.
+
+Its statements go through one Core connection of the engine's pool, checked out at the
+first statement and given back by ``close``. No ORM session: nothing here is an ORM object,
+and a session's bookkeeping (its transaction, its snapshot of an identity map, its rollback)
+cost a move about 0.1-0.2 ms for nothing (docs/performance.md, "Eleventh session")."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence, Set
+from contextlib import suppress
 from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Table, Text, bindparam, cast, func, insert, or_, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import (
+    Connection,
+    Engine,
+    Table,
+    Text,
+    bindparam,
+    cast,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
+from sqlalchemy.exc import SQLAlchemyError
 
 from app.persistence.models import EventRow, GameRow, IdempotentResponseRow, SeatRow
 from app.services.errors import ConcurrentUpdate
@@ -92,8 +110,22 @@ _PROGRESS = select(GAMES.c.status, GAMES.c.version, GAMES.c.score_0, GAMES.c.sco
 
 
 class SqlGameRepository(GameRepository):
-    def __init__(self, session: Session) -> None:
-        self.session = session
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._pooled: Connection | None = None
+
+    @property
+    def connection(self) -> Connection:
+        """This unit of work's connection, in a transaction: checked out of the pool at the
+        first statement, begun again after a commit. A transaction begun here, not by Core's
+        autobegin, because the drivers' own paths (postgres.py, sqlite.py) send statements
+        Core does not see, and ``commit`` must still reach the driver."""
+        connection = self._pooled
+        if connection is None:
+            connection = self._pooled = self.engine.connect()
+        if not connection.in_transaction():
+            connection.begin()
+        return connection
 
     def get(
         self, game_id: str, for_update: bool = False, idempotency_key: str | None = None
@@ -103,7 +135,7 @@ class SqlGameRepository(GameRepository):
         if not _storable(game_id):
             return None
         query = _LOAD_FOR_UPDATE if for_update else _LOAD
-        rows = self.session.execute(query, {"game_id": game_id}).mappings().all()
+        rows = self.connection.execute(query, {"game_id": game_id}).mappings().all()
         if not rows:
             return None
         first = rows[0]
@@ -118,9 +150,9 @@ class SqlGameRepository(GameRepository):
         row = {name: getattr(game, name) for name in _RECORD_COLUMNS}
         row |= {"players": game.players, "rules": game.state.rules.to_dict()}
         row |= _stored_state(game, adding=True)
-        self.session.execute(insert(GAMES), [row])
+        self.connection.execute(insert(GAMES), [row])
         seats = [{"game_id": game.id, **asdict(seat)} for seat in game.seats]
-        self.session.execute(insert(SEATS), seats)
+        self.connection.execute(insert(SEATS), seats)
         self._append(game)
 
     def save(self, game: GameRecord) -> None:
@@ -128,10 +160,10 @@ class SqlGameRepository(GameRepository):
         (SQLite ignores FOR UPDATE); a lost race shows as no row updated."""
         values = {name: getattr(game, name) for name in _CHANGING_RECORD_COLUMNS}
         values |= _stored_state(game)
-        result = self.session.execute(
+        result = self.connection.execute(
             _SAVE, {**values, "game_id": game.id, "expected_version": game.loaded_version}
         )
-        if result.rowcount != 1:  # type: ignore[attr-defined]
+        if result.rowcount != 1:
             raise ConcurrentUpdate(game.id)
         self._save_seats(game)
         self._append(game)
@@ -139,7 +171,7 @@ class SqlGameRepository(GameRepository):
     def _save_seats(self, game: GameRecord) -> None:
         for number in sorted(game.changed_seats):
             seat = game.seats[number]
-            self.session.execute(_SAVE_SEAT, {"seat_game": game.id, "seat_number": number,
+            self.connection.execute(_SAVE_SEAT, {"seat_game": game.id, "seat_number": number,
                 "name": seat.name, "seed": seat.seed, "token_hash": seat.token_hash})  # fmt: skip
 
     def _append(self, game: GameRecord) -> None:
@@ -147,7 +179,7 @@ class SqlGameRepository(GameRepository):
         ConcurrentUpdate at the unit of work's edge)."""
         if game.new_events:
             rows = [{"game_id": game.id, **_event_row(e)} for e in game.new_events]
-            self.session.execute(_INSERT_EVENTS, rows)
+            self.connection.execute(_INSERT_EVENTS, rows)
 
     def forget_writes(self) -> None:
         """The transaction is being rolled back: forget any write not sent yet (none here)."""
@@ -156,9 +188,24 @@ class SqlGameRepository(GameRepository):
         """The unit of work's transaction is over (committed, rolled back or abandoned)."""
 
     def commit(self) -> None:
-        """Commit the session's transaction (a NOTIFY, on PostgreSQL, goes with its writes:
+        """Commit the transaction (a NOTIFY, on PostgreSQL, goes with its writes:
         ``PostgresGameRepository``)."""
-        self.session.commit()
+        if self._pooled is not None:
+            self._pooled.commit()
+
+    def rollback(self) -> None:
+        """Undo what was not committed; the connection stays for what follows."""
+        if self._pooled is not None:
+            self._pooled.rollback()
+
+    def close(self) -> None:
+        """Give the connection back to the pool, undoing what was not committed: closing a
+        connection in a transaction rolls it back, once (the pool then need not). A lost
+        connection cannot roll back; it is given back all the same and the pool drops it."""
+        connection, self._pooled = self._pooled, None
+        if connection is not None:
+            with suppress(SQLAlchemyError):
+                connection.close()
 
     def take_due(self, now: datetime, skip: Set[str]) -> GameRecord | None:
         """The game whose deadline passed longest ago, locked for this transaction; on
@@ -169,12 +216,12 @@ class SqlGameRepository(GameRepository):
         if skip:
             query = query.where(GAMES.c.id.not_in(sorted(skip)))
         query = query.order_by(GAMES.c.deadline).limit(1).with_for_update(skip_locked=True)
-        game_id = self.session.scalars(query).first()
+        game_id = self.connection.scalars(query).first()
         return self.get(game_id, for_update=True) if game_id is not None else None
 
     def game_of_token(self, token_hash: str) -> str | None:
         query = select(SEATS.c.game_id).where(SEATS.c.token_hash == token_hash).limit(1)
-        return self.session.scalars(query).first()
+        return self.connection.scalars(query).first()
 
     def events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[EventRecord]:
         query = select(EVENTS).where(EVENTS.c.game_id == game_id, EVENTS.c.seq > after)
@@ -183,21 +230,21 @@ class SqlGameRepository(GameRepository):
     def progress(self, game_id: str) -> Progress | None:
         if not _storable(game_id):
             return None
-        row = self.session.execute(_PROGRESS, {"game_id": game_id}).first()
+        row = self.connection.execute(_PROGRESS, {"game_id": game_id}).first()
         return (
             None if row is None else Progress(row.status, row.version, (row.score_0, row.score_1))
         )
 
     def versions(self, game_ids: Sequence[str]) -> dict[str, int]:
         query = select(GAMES.c.id, GAMES.c.version).where(GAMES.c.id.in_(list(game_ids)))
-        return {row.id: row.version for row in self.session.execute(query)}
+        return {row.id: row.version for row in self.connection.execute(query)}
 
     def events_of_type(self, game_id: str, kind: str) -> list[EventRecord]:
         query = select(EVENTS).where(EVENTS.c.game_id == game_id, EVENTS.c.type == kind)
         return self._records(query)
 
     def _records(self, query: Any) -> list[EventRecord]:
-        rows = self.session.execute(query.order_by(EVENTS.c.seq)).mappings()
+        rows = self.connection.execute(query.order_by(EVENTS.c.seq)).mappings()
         return [EventRecord(r["seq"], r["type"], r["data"], r["at"], r["hash"]) for r in rows]
 
     def page(
@@ -219,7 +266,7 @@ class SqlGameRepository(GameRepository):
                 | ((GAMES.c.created_at == created) & (GAMES.c.id < game_id))
             )
         query = query.order_by(GAMES.c.created_at.desc(), GAMES.c.id.desc()).limit(limit)
-        games = self.session.execute(query).mappings().all()
+        games = self.connection.execute(query).mappings().all()
         seats = self._seats_of([game["id"] for game in games])
         return [_summary(game, seats.get(game["id"], [])) for game in games]
 
@@ -229,7 +276,7 @@ class SqlGameRepository(GameRepository):
             return {}
         query = select(SEATS).where(SEATS.c.game_id.in_(game_ids)).order_by(SEATS.c.seat)
         found: dict[str, list[Seat]] = {}
-        for row in self.session.execute(query).mappings():
+        for row in self.connection.execute(query).mappings():
             seat = Seat(**{name: row[name] for name in _SEAT_COLUMNS})
             found.setdefault(row["game_id"], []).append(seat)
         return found
@@ -237,7 +284,7 @@ class SqlGameRepository(GameRepository):
     def raw_events(self, game_id: str) -> list[RawEvent]:
         """The data as the JSON text stored, undecoded, for the audit's byte-for-byte
         checkpoints (services/audit_cache.py)."""
-        rows = self.session.execute(_RAW_EVENTS, {"game_id": game_id})
+        rows = self.connection.execute(_RAW_EVENTS, {"game_id": game_id})
         return [RawEvent(r.seq, r.type, r.data, r.at, r.hash) for r in rows]
 
     def stale_bots_only_games(self, before: datetime, limit: int) -> list[tuple[str, datetime]]:
@@ -248,27 +295,27 @@ class SqlGameRepository(GameRepository):
             .order_by(GAMES.c.updated_at)
             .limit(limit)
         )
-        return [(row.id, row.updated_at) for row in self.session.execute(query)]
+        return [(row.id, row.updated_at) for row in self.connection.execute(query)]
 
     def touch(self, game_id: str, seen: datetime, now: datetime) -> bool:
-        result = self.session.execute(
+        result = self.connection.execute(
             update(GAMES)
             .where(GAMES.c.id == game_id, GAMES.c.updated_at == seen)
             .values(updated_at=now)
         )
-        return bool(result.rowcount == 1)  # type: ignore[attr-defined]
+        return bool(result.rowcount == 1)
 
     def stored_result(self, game_id: str, seat: int, key: str) -> StoredResult | None:
         query = select(IDEMPOTENT.c.request_hash, IDEMPOTENT.c.body).where(
             IDEMPOTENT.c.game_id == game_id, IDEMPOTENT.c.seat == seat, IDEMPOTENT.c.key == key
         )
-        row = self.session.execute(query).first()
+        row = self.connection.execute(query).first()
         return StoredResult(row.request_hash, row.body) if row is not None else None
 
     def store_result(self, game_id: str, seat: int, key: str, stored: StoredResult) -> None:
         row = {"game_id": game_id, "seat": seat, "key": key, "request_hash": stored.request_hash,
                "body": stored.result, "created_at": _now()}  # fmt: skip
-        self.session.execute(insert(IDEMPOTENT), [row])
+        self.connection.execute(insert(IDEMPOTENT), [row])
 
 
 def _summary(game: Any, seats: list[Seat]) -> GameSummary:

@@ -19,8 +19,7 @@ from functools import cache
 from typing import Any
 
 import orjson
-from sqlalchemy import Dialect, Table
-from sqlalchemy.orm import Session
+from sqlalchemy import Dialect, Engine, Table
 
 from app.persistence.repository import (
     _CHANGING_COLUMNS,
@@ -68,9 +67,9 @@ Convert = Callable[[Any], Any]
 class SqliteGameRepository(SqlGameRepository):
     """``SqlGameRepository`` with the statements of a move sent by the sqlite3 module."""
 
-    def __init__(self, session: Session, gate: WriteGate | None = None) -> None:
-        super().__init__(session)
-        self.convert = _conversions(session.get_bind().dialect)
+    def __init__(self, engine: Engine, gate: WriteGate | None = None) -> None:
+        super().__init__(engine)
+        self.convert = _conversions(engine.dialect)
         self.gate = gate
         self.holding_gate = False
 
@@ -142,8 +141,8 @@ class SqliteGameRepository(SqlGameRepository):
             self._driver().execute(_STORE_RESULT, row)
 
     def _driver(self) -> sqlite3.Connection:
-        """The session's sqlite3 connection, in the session's transaction."""
-        return self.session.connection().connection.driver_connection  # type: ignore[return-value]
+        """The sqlite3 connection of this unit of work, in its transaction."""
+        return self.connection.connection.driver_connection  # type: ignore[return-value]
 
 
 class _Conversions:

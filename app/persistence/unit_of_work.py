@@ -1,5 +1,6 @@
-"""The unit of work over SQLAlchemy: one session per ``with``, and the one place where a
-database error becomes the service's own (a lost race to retry, or the store down)."""
+"""The unit of work over SQLAlchemy: one repository (and its pooled connection) per
+``with``, and the one place where a database error becomes the service's own (a lost race
+to retry, or the store down)."""
 
 from __future__ import annotations
 
@@ -54,10 +55,11 @@ class SqlUnitOfWork(AbstractUnitOfWork):
     def __init__(self, database: Database) -> None:
         self.database = database
         self.session: Session | None = None
+        self.inside = False
 
     def __enter__(self) -> Self:
-        self.session = self.database.session()
-        self.games = self.database.repository(self.session)
+        self.games = self.database.repository()
+        self.inside = True
         return self
 
     def __exit__(
@@ -66,30 +68,33 @@ class SqlUnitOfWork(AbstractUnitOfWork):
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
+        # Nothing to undo after a commit; the whole transaction after a loss.
+        self.inside = False
+        self.games.close()
         session, self.session = self.session, None
         if session is not None:
-            # Nothing to undo after a commit; the whole transaction after a loss. A lost
-            # connection cannot roll back, and closing the session is then enough.
-            with suppress(SQLAlchemyError):
+            with suppress(SQLAlchemyError):  # a lost connection cannot roll back
                 session.rollback()
             session.close()
-            self.games.finished()
+        self.games.finished()
         if isinstance(error, SQLAlchemyError):
             service_error = translated(error)
             if service_error is not None:
                 raise service_error from error
 
     def commit(self) -> None:
-        self._session()  # inside the `with` block
+        self._inside()
         self.games.commit()
 
     def rollback(self) -> None:
-        session = self._session()
+        self._inside()
         self.games.forget_writes()
-        session.rollback()
+        self.games.rollback()
         self.games.finished()
 
     def ping(self) -> None:
+        """/healthz: a pool checkout and ``SELECT 1``, through an ORM session as it has been
+        since the first edition (issue 14 measures moves against it: the yardstick stays)."""
         with self:
             self._session().execute(text("SELECT 1"))
 
@@ -98,6 +103,13 @@ class SqlUnitOfWork(AbstractUnitOfWork):
             return current_revisions(self._session().connection()), newest_revisions()
 
     def _session(self) -> Session:
+        """A session of its own for ``ping`` and ``schema_revisions`` (games go through
+        ``self.games``), made on first use inside the ``with`` block."""
+        self._inside()
         if self.session is None:
-            raise RuntimeError("the unit of work is used outside its `with` block")
+            self.session = self.database.session()
         return self.session
+
+    def _inside(self) -> None:
+        if not self.inside:
+            raise RuntimeError("the unit of work is used outside its `with` block")
