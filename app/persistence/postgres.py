@@ -313,13 +313,9 @@ def _insert(table: str, row: Mapping[str, Any]) -> str:
 
 
 def _entries(entries: Sequence[EventRecord]) -> dict[str, str]:
-    """New log entries as the JSON text of ``_NEW_ENTRIES`` (none: ``[]``)."""
-    objects = (
-        f'{{"seq":{entry.seq},"type":{json_text(entry.type)},"data":{json_text(entry.data)},'
-        f'"at":{json_text(entry.at)},"hash":{json_text(entry.hash)}}}'
-        for entry in entries
-    )
-    return {"entries": f"[{','.join(objects)}]"}
+    """New log entries as the JSON text of ``_NEW_ENTRIES`` (none: ``[]``), in one encoding:
+    each entry's data comes out as ``json_text`` of it alone would write it."""
+    return {"entries": json_text([entry.to_dict() for entry in entries])}
 
 
 def _seats(game: GameRecord) -> str:

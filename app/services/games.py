@@ -206,7 +206,8 @@ def _play_card_once(
         game = load_settled(uow, command.game_id, now, for_update=locked, idempotency_key=key)
         seat = seated(uow, game, command.token)
         card = Card.parse(command.card)
-        fingerprint = _fingerprint({"card": command.card})
+        # A move's fingerprint is needed only to keep or compare its answer under a key.
+        fingerprint = _fingerprint({"card": command.card}) if key is not None else ""
         stored = uow.games.stored_result(game.id, seat, key) if key is not None else None
         if stored is not None:
             if stored.request_hash != fingerprint:
