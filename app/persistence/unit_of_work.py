@@ -93,8 +93,8 @@ class SqlUnitOfWork(AbstractUnitOfWork):
         self.games.finished()
 
     def ping(self) -> None:
-        """/healthz: a pool checkout and ``SELECT 1``, through an ORM session as it has been
-        since the first edition (issue 14 measures moves against it: the yardstick stays)."""
+        """/healthz: a pool checkout and ``SELECT 1``, through an ORM session as before the
+        games stopped using one (issue 14 measures moves against it: the yardstick stays)."""
         with self:
             self._session().execute(text("SELECT 1"))
 
