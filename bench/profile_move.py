@@ -71,13 +71,28 @@ class Match:
 
 
 def count_psycopg_waits(counter: Counter[str]) -> bool:
-    """Count psycopg's waits for the server (each one a round trip) as "waits"."""
+    """Count the round trips to the server as "waits": psycopg's waits, and the statements
+    app/persistence/libpq.py sends through libpq itself."""
     try:
         import psycopg
     except ImportError:
         return False
+    from app.persistence import libpq
+
     psycopg.Connection.wait = counting_waits(psycopg.Connection.wait, counter)  # type: ignore[method-assign]
+    for name in ("prepare", "exec_prepared"):
+        setattr(libpq, name, counting_calls(getattr(libpq, name), counter))
     return True
+
+
+def counting_calls(send: Callable[..., Any], counter: Counter[str]) -> Callable[..., Any]:
+    """One of libpq.py's sends (its first argument the libpq connection), counted as a wait."""
+
+    def counted(*args: Any) -> Any:
+        counter.update(["waits"])
+        return send(*args)
+
+    return counted
 
 
 def counting_waits(wait: Callable[..., Any], counter: Counter[str]) -> Callable[..., Any]:

@@ -1,4 +1,4 @@
-"""PostgreSQL's hot path: a move in two messages to the server, sent straight through psycopg.
+"""PostgreSQL's hot path: a move in two messages to the server, sent by the driver itself.
 
 Over SQLAlchemy a move sent eight (BEGIN, the locked load of the game, then of its seats,
 the UPDATE, the log's INSERT, the NOTIFY, the COMMIT...), each paying SQLAlchemy's
@@ -7,7 +7,7 @@ statement machinery on top of the driver's. Here a move sends two:
 - the load: the game's row with its seats as a JSON array and, for a move sent with an
   Idempotency-Key, the answers stored under that key; one statement, one snapshot. A unit
   of work that begins with a load not ``for_update`` sends it outside any transaction
-  (psycopg's autocommit: no BEGIN), since a lone read needs none;
+  (no BEGIN), since a lone read needs none;
 - the write: the writes a use case makes are held back until it commits (or reads again),
   then sent as few statements as possible. A save is ONE statement (data-modifying CTEs):
   the version-checked UPDATE, the new log entries, the seats it changed, the answer kept
@@ -23,9 +23,11 @@ a second writer of the same step, the answers' a second answer to one key, and a
 delivered only if its transaction commits. A load ``for_update`` (a retry after a lost race,
 a join, a resignation, the sweeper) runs in a transaction, as every write after it does.
 
-psycopg's pipeline mode was measured too (docs/performance.md): it saves waiting, but
-costs more CPU on both sides than these few plain statements, and CPU is what bounds the
-moves a server can answer.
+The load and the save sent with no transaction open (``_ALONE``) go through libpq.py:
+prepared once per connection and sent by libpq itself, without a psycopg cursor's machinery
+around each. Everything else goes through psycopg cursors. psycopg's pipeline mode was
+measured too (docs/performance.md): it saves waiting, but costs more CPU on both sides than
+these few plain statements, and CPU is what bounds the moves a server can answer.
 
 Every statement of ``SqlGameRepository`` (the reads that are not hot) goes through
 ``self.connection``, which sends the held writes first: a use case reads its own writes.
@@ -45,6 +47,7 @@ from psycopg.types.json import Json
 from sqlalchemy import Connection, Engine
 
 from app.persistence.json_codec import json_text
+from app.persistence.libpq import OnConnection, Prepared
 from app.persistence.notifications import CHANNEL, notice_text
 from app.persistence.repository import (
     _CHANGING_COLUMNS,
@@ -116,8 +119,8 @@ _SEATED = (
 _ANSWERED = (
     ", answered AS (INSERT INTO idempotent_responses"
     " (game_id, seat, key, request_hash, body, created_at)"
-    " SELECT saved.id, %(answer_seat)s, %(answer_key)s, %(request_hash)s, %(body)s,"
-    " %(answered_at)s FROM saved)"
+    " SELECT saved.id, %(answer_seat)s::integer, %(answer_key)s::text, %(request_hash)s::text,"
+    " %(body)s::json, %(answered_at)s::timestamptz FROM saved)"  # typed: no column says here
 )
 # No row updated: somebody moved the game on since it was loaded. Dividing by the count
 # makes that an error, which aborts the statement's transaction.
@@ -127,6 +130,11 @@ _SAVE = {
     (seats, answer): _SAVED + (_SEATED if seats else "") + (_ANSWERED if answer else "") + _CHECKED
     for seats in (False, True)
     for answer in (False, True)
+}
+# The statements a move sends while no transaction is open: prepared once per connection and
+# sent through libpq (libpq.py).
+_ALONE = {
+    statement: Prepared.of(statement) for statement in (_LOAD, _LOAD_WITH_ANSWERS, *_SAVE.values())
 }
 _APPEND = (
     "INSERT INTO events (game_id, seq, type, data, at, hash)"
@@ -183,15 +191,15 @@ class PostgresGameRepository(SqlGameRepository):
         parameters, statement = {"game_id": game_id}, _LOAD
         if idempotency_key is not None:
             statement, parameters["key"] = _LOAD_WITH_ANSWERS, idempotency_key
-        connection = self._connection()
         with _translated():
-            if for_update:
-                connection.execute(_LOCK, parameters)  # the load after it sees what was waited for
-            if for_update or not _idle(connection):
-                row = connection.execute(statement, parameters).fetchone()
+            if not for_update and _idle(self._driver()):
+                on_connection = self._on_connection()
+                row = on_connection.first_row(on_connection.execute(_ALONE[statement], parameters))
             else:
-                with _autocommitted(connection):
-                    row = connection.execute(statement, parameters).fetchone()
+                connection = self._connection()
+                if for_update:  # the load after the lock sees what was waited for
+                    connection.execute(_LOCK, parameters)
+                row = connection.execute(statement, parameters).fetchone()
         if row is None:
             return None
         if statement is _LOAD_WITH_ANSWERS:
@@ -254,12 +262,17 @@ class PostgresGameRepository(SqlGameRepository):
         """A lone held statement with no transaction open is sent autocommitted: it is a
         transaction of its own, and neither BEGIN nor COMMIT need be sent."""
         if len(self.held) == 1 and isinstance(self.held[0][1], Mapping):
-            connection = self._connection()
+            connection = self._driver()
             if _idle(connection):
                 ((statement, parameters),) = self.held
                 self.forget_writes()
-                with _translated(), _autocommitted(connection):
-                    connection.execute(statement, parameters)
+                with _translated():
+                    if statement in _ALONE:
+                        assert isinstance(parameters, Mapping)  # checked above: one statement
+                        self._on_connection().execute(_ALONE[statement], parameters)
+                    else:
+                        with _autocommitted(connection):
+                            connection.execute(statement, parameters)
                 return  # the unit of work's end gives the connection back, as after a read
         if self.held:
             self._send()
@@ -281,9 +294,19 @@ class PostgresGameRepository(SqlGameRepository):
                 else:
                     cursor.executemany(statement, parameters)
 
+    def _on_connection(self) -> OnConnection:
+        """What this unit of work's connection keeps for the statements of ``_ALONE``, which
+        are sent on it while it is idle: each a transaction of its own."""
+        return OnConnection.of(self._checked_out().info, self._driver())
+
     def _connection(self) -> psycopg.Connection[Any]:
         """The psycopg connection of this unit of work, in its transaction."""
         return super().connection.connection.driver_connection  # type: ignore[return-value]
+
+    def _driver(self) -> psycopg.Connection[Any]:
+        """The psycopg connection of this unit of work, with no transaction begun for it: a
+        statement sent alone on it while it is idle is a transaction of its own."""
+        return self._checked_out().connection.driver_connection  # type: ignore[return-value]
 
 
 def _idle(connection: psycopg.Connection[Any]) -> bool:

@@ -120,11 +120,17 @@ class SqlGameRepository(GameRepository):
         first statement, begun again after a commit. A transaction begun here, not by Core's
         autobegin, because the drivers' own paths (postgres.py, sqlite.py) send statements
         Core does not see, and ``commit`` must still reach the driver."""
+        connection = self._checked_out()
+        if not connection.in_transaction():
+            connection.begin()
+        return connection
+
+    def _checked_out(self) -> Connection:
+        """This unit of work's connection, checked out of the pool at the first call, with no
+        transaction begun by Core (postgres.py's statements sent alone need none)."""
         connection = self._pooled
         if connection is None:
             connection = self._pooled = self.engine.connect()
-        if not connection.in_transaction():
-            connection.begin()
         return connection
 
     def get(
