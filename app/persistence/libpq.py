@@ -68,6 +68,7 @@ class OnConnection:
 
     connection: psycopg.Connection[Any]
     transformer: abc.Transformer
+    encoding: str  # the connection's, for the text of parameters and of errors
     prepared: set[bytes] = field(default_factory=set)
 
     @classmethod
@@ -76,16 +77,14 @@ class OnConnection:
         as the connection to the server does: a new one starts afresh)."""
         state: OnConnection | None = info.get(_INFO_KEY)
         if state is None or state.connection is not connection:
-            state = info[_INFO_KEY] = cls(connection, Transformer(connection))
+            encoding = connection.info.encoding
+            state = info[_INFO_KEY] = cls(connection, Transformer(connection), encoding)
         return state
 
     def execute(self, statement: Prepared, values: Mapping[str, Any]) -> pq.abc.PGresult:
         """Send ``statement`` with ``values`` on the idle connection. The error of a failed
         statement is psycopg's own class of it (a lost race stays one)."""
-        pgconn = self.connection.pgconn
-        # libpq's own report (a C call); psycopg's ``info.encoding`` makes an object each time
-        utf8 = pgconn.parameter_status(b"client_encoding") == b"UTF8"
-        encoding = "utf-8" if utf8 else self.connection.info.encoding
+        pgconn, encoding = self.connection.pgconn, self.encoding
         # A None goes as SQL NULL (psycopg's own sends do the same; its types say otherwise).
         sent: Any = [_text(values[name], encoding) for name in statement.parameters]
         if statement.name not in self.prepared:
@@ -113,7 +112,7 @@ class OnConnection:
         # No parameter types: the server infers each from where it stands, and the values go
         # as text, so a version of 5 and one of 50,000 fit the same prepared statement.
         pgconn = self.connection.pgconn
-        _check(pgconn, prepare(pgconn, statement.name, statement.text), "utf-8")
+        _check(pgconn, prepare(pgconn, statement.name, statement.text), self.encoding)
         self.prepared.add(statement.name)
 
 

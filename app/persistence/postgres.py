@@ -192,8 +192,9 @@ class PostgresGameRepository(SqlGameRepository):
         if idempotency_key is not None:
             statement, parameters["key"] = _LOAD_WITH_ANSWERS, idempotency_key
         with _translated():
-            if not for_update and _idle(self._driver()):
-                on_connection = self._on_connection()
+            driver = self._driver()
+            if not for_update and _idle(driver):
+                on_connection = self._on_connection(driver)
                 row = on_connection.first_row(on_connection.execute(_ALONE[statement], parameters))
             else:
                 connection = self._connection()
@@ -269,7 +270,7 @@ class PostgresGameRepository(SqlGameRepository):
                 with _translated():
                     if statement in _ALONE:
                         assert isinstance(parameters, Mapping)  # checked above: one statement
-                        self._on_connection().execute(_ALONE[statement], parameters)
+                        self._on_connection(connection).execute(_ALONE[statement], parameters)
                     else:
                         with _autocommitted(connection):
                             connection.execute(statement, parameters)
@@ -294,10 +295,11 @@ class PostgresGameRepository(SqlGameRepository):
                 else:
                     cursor.executemany(statement, parameters)
 
-    def _on_connection(self) -> OnConnection:
-        """What this unit of work's connection keeps for the statements of ``_ALONE``, which
-        are sent on it while it is idle: each a transaction of its own."""
-        return OnConnection.of(self._checked_out().info, self._driver())
+    def _on_connection(self, driver: psycopg.Connection[Any]) -> OnConnection:
+        """What this unit of work's connection (``driver``, from ``_driver``) keeps for the
+        statements of ``_ALONE``, which are sent on it while it is idle: each a transaction
+        of its own."""
+        return OnConnection.of(self._checked_out().info, driver)
 
     def _connection(self) -> psycopg.Connection[Any]:
         """The psycopg connection of this unit of work, in its transaction."""
