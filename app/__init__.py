@@ -23,6 +23,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from app.api.encoding import install as install_json
     from app.config import MAX_BODY_BYTES, load_settings, streams_per_address
     from app.persistence import Database, SqlUnitOfWork
+    from app.services.game_images import GameImages
     from app.services.stream_slots import StreamSlots
 
     app = Flask(__name__)
@@ -35,6 +36,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["basra_db"] = database
     # The API asks this for a unit of work per use case; only here is it tied to SQL.
     app.extensions["basra_uow"] = lambda: SqlUnitOfWork(database)
+    app.extensions["basra_images"] = GameImages(app.config["GAME_IMAGES"])
     telemetry.install(app)  # first: every later hook and refusal already has a request id
     app.extensions["basra_hub"] = _stream_hub(app, database)
     app.extensions["basra_stream_slots"] = StreamSlots(

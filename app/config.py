@@ -23,6 +23,7 @@ DEFAULT_BOT_WORK_LIMIT = "1200 per minute"
 # waiting games, and how long a waiting game waits for its next player before it ends.
 DEFAULT_SWEEP_INTERVAL_SECONDS = 1.0
 DEFAULT_WAITING_TTL_SECONDS = 24 * 60 * 60
+DEFAULT_GAME_IMAGES = 1000
 # Each open live stream holds one of its worker's threads (gthread); this many of them are kept
 # for everything else whatever the streams (app/services/stream_slots.py).
 SPARE_THREADS = 64
@@ -96,6 +97,9 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         "SWEEP_INTERVAL_SECONDS": float(
             os.environ.get("SWEEP_INTERVAL_SECONDS") or DEFAULT_SWEEP_INTERVAL_SECONDS
         ),
+        # Games a process keeps the image of, so that a player's next move need not load its
+        # game (app/services/game_images.py); 0: every move loads its game.
+        "GAME_IMAGES": int(os.environ.get("GAME_IMAGES") or DEFAULT_GAME_IMAGES),
         "WAITING_TTL_SECONDS": int(
             os.environ.get("WAITING_TTL_SECONDS") or DEFAULT_WAITING_TTL_SECONDS
         ),

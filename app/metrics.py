@@ -65,6 +65,14 @@ TURN_TIMEOUTS = Counter("basra_turn_timeouts", "Turns the server played for a se
 DB_ERRORS = Counter(
     "basra_db_errors", "Requests answered 503 because the database did not answer", ["kind"]
 )
+GAME_IMAGES = Counter(
+    "basra_game_images",
+    "Moves decided from this process's image of their game (services/game_images.py): saved"
+    " from it, or decided again from the database (stale, refused or out of time)",
+    ["outcome"],
+)
+_IMAGE_USED = GAME_IMAGES.labels("used")
+_IMAGE_MISSED = GAME_IMAGES.labels("missed")
 RATE_LIMITED = Counter("basra_rate_limited", "Requests refused with 429 by the rate limits")
 WORKERS = Gauge(
     "basra_worker_processes", "Live processes serving the app", multiprocess_mode="livesum"
@@ -161,6 +169,14 @@ def stream_client() -> Iterator[None]:
         yield
     finally:
         STREAM_CLIENTS.dec()
+
+
+def image_used() -> None:
+    _IMAGE_USED.inc()
+
+
+def image_missed() -> None:
+    _IMAGE_MISSED.inc()
 
 
 def database_error(kind: str) -> None:

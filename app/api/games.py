@@ -25,6 +25,7 @@ from app.api.requests import (
 )
 from app.services import audit, games
 from app.services.creation import Player
+from app.services.game_images import GameImages
 from app.services.unit_of_work import AbstractUnitOfWork
 
 T = TypeVar("T")
@@ -49,6 +50,12 @@ def _uow() -> AbstractUnitOfWork:
     """A unit of work for this request (the app factory decides which kind)."""
     uow: AbstractUnitOfWork = current_app.extensions["basra_uow"]()
     return uow
+
+
+def _images() -> GameImages:
+    """This process's images of games, which a player's next move may start from."""
+    images: GameImages = current_app.extensions["basra_images"]
+    return images
 
 
 def _now() -> datetime:
@@ -132,7 +139,7 @@ class GameCollection(MethodView):
         players = [Player(**entry) for entry in spec["players"]]
         created = games.create_game(
             _uow(), players, spec.get("rules"), spec.get("deck"), public=spec.get("public", False),
-            waiting_seconds=_waiting_seconds(), now=_now(),
+            waiting_seconds=_waiting_seconds(), now=_now(), images=_images(),
         )  # fmt: skip
         if created.bots_only:  # 201 now; the match is played in the background
             current_app.extensions["basra_bot_runner"].wake(created.game_id)
@@ -314,7 +321,7 @@ class MovesResource(MethodView):
     def post(self, game_id: str) -> Response:
         token = bearer_token()
         command = _checked(game_id, token, lambda: _play_card(game_id, token), seated_only=True)
-        played = games.play_card(_uow(), command, now=_now())
+        played = games.play_card(_uow(), command, now=_now(), images=_images())
         response = jsonify(played.to_dict())
         response.status_code = 201
         return _with_etag(response, played.state["version"], private=True)
@@ -359,7 +366,7 @@ class ResignResource(MethodView):
         },
     )
     def post(self, game_id: str) -> Response:
-        resigned = games.resign_game(_uow(), game_id, bearer_token(), now=_now())
+        resigned = games.resign_game(_uow(), game_id, bearer_token(), _now(), _images())
         response = jsonify({"state": resigned.state})
         response.status_code = 201
         return _with_etag(response, resigned.state["version"], private=True)

@@ -50,6 +50,7 @@ class MemoryGameRepository(GameRepository):
         self._write(game)
 
     def _write(self, game: GameRecord) -> None:
+        game.saving(game.state.to_dict(), None)  # with its rounds: nothing is kept apart here
         saved = _loaded(game)  # a copy: later changes to ``game`` are not written
         saved.new_events.clear()
         self.pending.games[game.id] = saved

@@ -336,9 +336,10 @@ def _stored_state(game: GameRecord, adding: bool = False) -> dict[str, Any]:
     state = game.state
     score_0, score_1 = state.scores
     unchanged = state.rounds.encoded is not None and not adding
-    return {"snapshot": state.to_dict(with_rounds=False),
-            "rounds": None if unchanged else rounds_text(state.rounds),
-            "score_0": score_0, "score_1": score_1}  # fmt: skip
+    snapshot = state.to_dict(with_rounds=False)
+    rounds = None if unchanged else rounds_text(state.rounds)
+    game.saving(snapshot, rounds)
+    return {"snapshot": snapshot, "rounds": rounds, "score_0": score_0, "score_1": score_1}
 
 
 def _event_row(record: EventRecord) -> Mapping[str, Any]:

@@ -11,13 +11,28 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app import metrics
-from app.engine import Card, GameNotActive, Play, Resign
+from app.engine import Card, EngineError, GameNotActive, Play, Resign
 from app.engine.fairness import ALGORITHM
 from app.engine.game import check_turn
 from app.services.access import seat_of, seated
 from app.services.creation import Player, checked_deck, checked_rules, new_game, seat_players
-from app.services.deadlines import DEFAULT_WAITING_SECONDS, load_settled, restamp, utc_now
-from app.services.errors import Forbidden, GameFull, IdempotencyConflict, VersionMismatch
+from app.services.deadlines import (
+    DEFAULT_WAITING_SECONDS,
+    is_due,
+    load_settled,
+    restamp,
+    utc_now,
+)
+from app.services.errors import (
+    ConcurrentUpdate,
+    Forbidden,
+    GameFull,
+    IdempotencyConflict,
+    ServiceError,
+    Unavailable,
+    VersionMismatch,
+)
+from app.services.game_images import GameImages
 from app.services.log import SEAT_JOINED
 from app.services.model import ACTIVE, WAITING, GameRecord
 from app.services.tokens import hash_token, new_token, same_hash
@@ -93,6 +108,7 @@ def create_game(
     public: bool = False,
     waiting_seconds: int = DEFAULT_WAITING_SECONDS,
     now: datetime | None = None,
+    images: GameImages | None = None,
 ) -> Created:
     """A new game; one with no open seat deals at once and its bots play their turns (but
     a game of bots alone, which is played in the background: a match may take minutes).
@@ -113,6 +129,8 @@ def create_game(
         start(game, moves, play_bots=not bots_only)
     restamp(game, now, waiting_seconds)
     retrying(lambda: _add(uow, game), attempts=1)  # a clash of new ids is a Busy, not a 500
+    if images is not None and tokens:
+        images.keep(game, min(tokens))  # the creator's first move, against bots
     metrics.game_created()
     metrics.moves_applied(len(moves))
     return Created(
@@ -183,32 +201,79 @@ class PlayCard:
     idempotency_key: str | None = None
 
 
-def play_card(uow: AbstractUnitOfWork, command: PlayCard, now: datetime | None = None) -> Played:
+def play_card(
+    uow: AbstractUnitOfWork,
+    command: PlayCard,
+    now: datetime | None = None,
+    images: GameImages | None = None,
+) -> Played:
     """Play the caller's card, then any bot replies. API.md's order of checks: game,
     token, card code, stored idempotent answer, then turn, version and hand. A turn whose
     clock ran out was played for its seat before this card is looked at. The first attempt
-    holds no lock while it decides (a lost race is retried with one: ``retrying_locked``)."""
+    holds no lock while it decides (a lost race is retried with one: ``retrying_locked``).
+    With ``images``, a move may first be decided from the image this process kept of the
+    game: anything but a committed save is then decided again as above (game_images.py)."""
     moment = now or utc_now()
     replies_by = replies_deadline()  # for every retry together
-    played = retrying_locked(
-        lambda locked: _play_card_once(uow, command, moment, replies_by, locked)
-    )
+    played = _from_image(uow, command, moment, replies_by, images) if images else None
+    if played is None:
+        played = retrying_locked(
+            lambda locked: _play_card_once(uow, command, moment, replies_by, locked, images)
+        )
     if not played.replayed:
         metrics.moves_applied(len(played.moves))
     return played
 
 
+def _from_image(
+    uow: AbstractUnitOfWork,
+    command: PlayCard,
+    now: datetime,
+    replies_by: float,
+    images: GameImages,
+) -> Played | None:
+    """The move decided from the game's image and saved, or None: there was none, its clock
+    ran out, the move was refused or the save found the game moved on."""
+    image = images.take(command.game_id)
+    if image is None:
+        return None
+    game = image.record()
+    if is_due(game, now):  # the timeout is settled from the database's state
+        return None
+    try:
+        played = _play_card_once(uow, command, now, replies_by, False, images, game)
+    except Unavailable:
+        raise  # the database is away: deciding again would not bring it back
+    except (ServiceError, EngineError, ConcurrentUpdate):
+        metrics.image_missed()
+        return None
+    metrics.image_used()
+    return played
+
+
 def _play_card_once(
-    uow: AbstractUnitOfWork, command: PlayCard, now: datetime, replies_by: float, locked: bool
+    uow: AbstractUnitOfWork,
+    command: PlayCard,
+    now: datetime,
+    replies_by: float,
+    locked: bool,
+    images: GameImages | None = None,
+    imaged: GameRecord | None = None,
 ) -> Played:
     key = command.idempotency_key
     with uow:
-        game = load_settled(uow, command.game_id, now, for_update=locked, idempotency_key=key)
+        if imaged is None:
+            game = load_settled(uow, command.game_id, now, for_update=locked, idempotency_key=key)
+        else:
+            game = imaged
         seat = seated(uow, game, command.token)
         card = Card.parse(command.card)
         # A move's fingerprint is needed only to keep or compare its answer under a key.
         fingerprint = _fingerprint({"card": command.card}) if key is not None else ""
-        stored = uow.games.stored_result(game.id, seat, key) if key is not None else None
+        # From an image, a key used before fails the save (its answer's primary key).
+        stored = None
+        if key is not None and imaged is None:
+            stored = uow.games.stored_result(game.id, seat, key)
         if stored is not None:
             if stored.request_hash != fingerprint:
                 raise IdempotencyConflict("this Idempotency-Key was used with another body")
@@ -225,7 +290,9 @@ def _play_card_once(
         if key is not None:
             uow.games.store_result(game.id, seat, key, StoredResult(fingerprint, played.to_dict()))
         uow.commit()
-        return played
+    if images is not None:
+        images.keep(game, seat)
+    return played
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,10 +301,16 @@ class ResignedGame:
 
 
 def resign_game(
-    uow: AbstractUnitOfWork, game_id: str, token: str | None, now: datetime | None = None
+    uow: AbstractUnitOfWork,
+    game_id: str,
+    token: str | None,
+    now: datetime | None = None,
+    images: GameImages | None = None,
 ) -> ResignedGame:
     """The caller's side loses now: the match is over and its seed revealed."""
     moment = now or utc_now()
+    if images is not None:
+        images.forget(game_id)  # it would be stale after this; a match over keeps none
 
     def attempt() -> ResignedGame:
         with uow:

@@ -67,9 +67,16 @@ class GameRecord:
     loaded_version: int = field(init=False)
     new_events: list[EventRecord] = field(init=False, default_factory=list)
     changed_seats: set[int] = field(init=False, default_factory=set)
+    # What the row holds once the save under way commits (``saving``): what an image of the
+    # game is made of (game_images.py).
+    saved: Saved | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.loaded_version = self.version
+
+    def saving(self, snapshot: dict[str, Any], rounds: str | None) -> None:
+        """The repository writes ``snapshot`` and ``rounds`` (None: the rounds as loaded)."""
+        self.saved = Saved(snapshot, self.rounds if rounds is None else rounds)
 
     @property
     def state(self) -> GameState:
@@ -101,6 +108,15 @@ class GameRecord:
     def seat_player(self, seat: Seat, name: str, seed: str | None, token_hash: str) -> None:
         seat.name, seat.seed, seat.token_hash = name, seed, token_hash
         self.changed_seats.add(seat.seat)
+
+
+@dataclass(frozen=True, slots=True)
+class Saved:
+    """A game's state as its row holds it: the snapshot, and its rounds kept apart (None: the
+    snapshot holds them, as one written before they were kept apart does)."""
+
+    snapshot: dict[str, Any]
+    rounds: str | None
 
 
 def stored_rounds(text: str) -> RoundResults:

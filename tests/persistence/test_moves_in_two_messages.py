@@ -18,6 +18,7 @@ import pytest
 from app.persistence import Database, SqlUnitOfWork, libpq
 from app.services import audit, games
 from app.services.creation import Player
+from app.services.game_images import GameImages
 from app.services.unit_of_work import StoredResult
 
 from .test_unit_of_work import loaded
@@ -174,6 +175,26 @@ def test_a_move_is_two_messages_to_postgresql_with_or_without_a_key(database, ro
     # retry of an answered key the load alone.
     assert all(2 < count <= 4 for count in counts[:2])  # the game's creation loaded it once
     assert counts[2:] == [2, 2, 1]
+    assert len(audit.moves(SqlUnitOfWork(database), game_id)) == 8  # four cards, four replies
+
+
+def test_a_move_from_the_image_of_its_game_is_one_message_with_or_without_a_key(
+    database, round_trips
+):
+    images = GameImages(10)
+    created = games.create_game(
+        SqlUnitOfWork(database), [Player(name="Amira"), Player(bot="greedy")], images=images
+    )
+    game_id, token = created.game_id, created.seats[0]["token"]
+    cards = hand(database, game_id)
+    counts = []
+    for card, key in [(cards[0], None), (cards[1], "key-1"), (cards[2], None), (cards[3], "key-2")]:
+        round_trips.clear()
+        games.play_card(SqlUnitOfWork(database), games.PlayCard(game_id, token, card,
+                        idempotency_key=key), images=images)  # fmt: skip
+        counts.append(round_trips["waits"])
+    # The first of each form of the save is prepared on this connection; then only the save.
+    assert counts[2:] == [1, 1]
     assert len(audit.moves(SqlUnitOfWork(database), game_id)) == 8  # four cards, four replies
 
 
