@@ -48,11 +48,24 @@ _LOAD = (
     + ", ".join(_SEAT_COLUMNS)
     + ")) FROM seats WHERE seats.game_id = games.id) FROM games WHERE id = ?"
 )
-_SAVE = (
-    "UPDATE games SET "
-    + ", ".join(_assignment(name, f":{name}") for name in _CHANGING_COLUMNS)
-    + " WHERE id = :game_id AND version = :expected_version"
-)
+# The indexed columns of a save, set only when they changed: SQLite rewrites an index whose
+# column an UPDATE sets, even to the value it had (two more pages written a move when both are).
+_INDEXED = ("status", "deadline")
+
+
+def _save_statement(unchanged: frozenset[str]) -> str:
+    assignments = (_assignment(name, f":{name}") for name in _CHANGING_COLUMNS
+                   if name not in unchanged)  # fmt: skip
+    where = "WHERE id = :game_id AND version = :expected_version"
+    return f"UPDATE games SET {', '.join(assignments)} {where}"
+
+
+# The forms of a save, by the indexed columns it leaves as they are, built once.
+_SAVES = {
+    unchanged: _save_statement(unchanged)
+    for unchanged in (frozenset(), frozenset({"status"}), frozenset({"deadline"}),
+                      frozenset(_INDEXED))
+}  # fmt: skip
 _EVENT_COLUMNS = ("game_id", "seq", "type", "data", "at", "hash")
 _APPEND = f"INSERT INTO events ({', '.join(_EVENT_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)"
 _RESULT_COLUMNS = ("game_id", "seat", "key", "request_hash", "body", "created_at")
@@ -117,9 +130,10 @@ class SqliteGameRepository(SqlGameRepository):
         values |= _stored_state(game)
         stored = {name: write[name](value) for name, value in values.items()}
         stored |= {"game_id": game.id, "expected_version": game.loaded_version}
+        unchanged = frozenset(_unchanged_indexed(game))
         self._before_writing()
         with _translated():
-            if self._driver().execute(_SAVE, stored).rowcount != 1:
+            if self._driver().execute(_SAVES[unchanged], stored).rowcount != 1:
                 raise ConcurrentUpdate(game.id)
         self._save_seats(game)  # a join's, rarely: through SQLAlchemy
         self._append(game)
@@ -143,6 +157,14 @@ class SqliteGameRepository(SqlGameRepository):
     def _driver(self) -> sqlite3.Connection:
         """The sqlite3 connection of this unit of work, in its transaction."""
         return self.connection.connection.driver_connection  # type: ignore[return-value]
+
+
+def _unchanged_indexed(game: GameRecord) -> Iterator[str]:
+    """The indexed columns whose value the save would write as it was loaded."""
+    if game.status == game.loaded_status:
+        yield "status"
+    if game.deadline == game.loaded_deadline:
+        yield "deadline"
 
 
 class _Conversions:

@@ -65,6 +65,10 @@ class GameRecord:
     invite_hash: str | None = None  # a game with open seats: its invite, hashed
     public: bool = False  # joinable without the invite, and listed while waiting
     loaded_version: int = field(init=False)
+    # The indexed columns a save may leave as they are, as loaded (SQLite rewrites an index
+    # whose column an UPDATE sets, even to the value it had: sqlite.py leaves them out).
+    loaded_status: str = field(init=False)
+    loaded_deadline: datetime | None = field(init=False)
     new_events: list[EventRecord] = field(init=False, default_factory=list)
     changed_seats: set[int] = field(init=False, default_factory=set)
     # What the row holds once the save under way commits (``saving``): what an image of the
@@ -73,6 +77,7 @@ class GameRecord:
 
     def __post_init__(self) -> None:
         self.loaded_version = self.version
+        self.loaded_status, self.loaded_deadline = self.status, self.deadline
 
     def saving(self, snapshot: dict[str, Any], rounds: str | None) -> None:
         """The repository writes ``snapshot`` and ``rounds`` (None: the rounds as loaded)."""
