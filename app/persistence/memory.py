@@ -157,7 +157,7 @@ class MemoryUnitOfWork(AbstractUnitOfWork):
 def _loaded(game: GameRecord) -> GameRecord:
     """A deep copy, as if read from a database: the caller's changes stay its own."""
     copied = copy.deepcopy(game)
-    copied.loaded_version = copied.version
+    copied.as_loaded()
     copied.changed_seats = set()
     return copied
 

@@ -107,7 +107,7 @@ class GameImages:
                 self._images.popitem(last=False)
 
     def forget(self, game_id: str) -> None:
-        """The game changed in a way no image of it says (a join, a resignation)."""
+        """The game is changing in a way no image of it says (a resignation)."""
         with self._lock:
             self._images.pop(game_id, None)
 

@@ -212,7 +212,8 @@ def play_card(
     clock ran out was played for its seat before this card is looked at. The first attempt
     holds no lock while it decides (a lost race is retried with one: ``retrying_locked``).
     With ``images``, a move may first be decided from the image this process kept of the
-    game: anything but a committed save is then decided again as above (game_images.py)."""
+    game: unless that ends in a committed save (or a database that does not answer), the move
+    is decided again as above, from a load (game_images.py)."""
     moment = now or utc_now()
     replies_by = replies_deadline()  # for every retry together
     played = _from_image(uow, command, moment, replies_by, images) if images else None

@@ -76,8 +76,13 @@ class GameRecord:
     saved: Saved | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
+        self.as_loaded()
+
+    def as_loaded(self) -> None:
+        """What the row holds now is what a save checks and compares against."""
         self.loaded_version = self.version
         self.loaded_status, self.loaded_deadline = self.status, self.deadline
+        self.saved = None
 
     def saving(self, snapshot: dict[str, Any], rounds: str | None) -> None:
         """The repository writes ``snapshot`` and ``rounds`` (None: the rounds as loaded)."""
