@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 import requests
+from prometheus_client.parser import text_string_to_metric_families
 
 from .balancer import HAProxy, haproxy, require_haproxy
 from .load import (
@@ -232,3 +233,47 @@ def test_a_killed_instance_loses_no_acknowledged_move(cluster: PostgresCluster, 
 @pytest.mark.soak
 def test_soak_instances_killed_in_turn(cluster: PostgresCluster, tmp_path: Path) -> None:
     kill_one_of_two(cluster, tmp_path, clients=24, seconds=600, kills=6, name="two_instances-soak")
+
+
+def image_outcomes(instance: Gunicorn) -> dict[str, float]:
+    """``basra_game_images_total`` of one instance, all its workers added up."""
+    text = requests.get(f"{instance.url}/metrics", timeout=10).text
+    counts = {"used": 0.0, "missed": 0.0}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == "basra_game_images_total":
+                counts[sample.labels["outcome"]] += sample.value
+    return counts
+
+
+def test_through_the_balancer_a_players_moves_start_from_images(
+    cluster: PostgresCluster, tmp_path: Path
+) -> None:
+    """A player's keep-alive connection through deploy/haproxy.cfg: its moves against a bot
+    reach the instance that kept the game's image, so few pay a refused save and a load
+    (app/services/game_images.py). Two players at once, so that leastconn has a choice."""
+    with two_instances(cluster, "images_behind_balancer", tmp_path) as (instances, balancer):
+        sessions = [requests.Session() for _ in range(2)]
+        games = []
+        for session in sessions:
+            created = session.post(f"{balancer.url}/games", timeout=10, json={
+                "players": [{"name": "Amira"}, {"bot": "greedy"}]}).json()  # fmt: skip
+            games.append((created["id"], created["seats"][0]["token"], created["state"]))
+        moves = 0
+        for _ in range(30):
+            for n, session in enumerate(sessions):
+                game_id, token, state = games[n]
+                if state["status"] != "active":
+                    continue
+                answer = session.post(
+                    f"{balancer.url}/games/{game_id}/moves", json={"card": state["hand"][0]},
+                    headers={"Authorization": f"Bearer {token}"}, timeout=10,
+                )  # fmt: skip
+                assert answer.status_code == 201, answer.text[:300]
+                games[n] = (game_id, token, answer.json()["state"])
+                moves += 1
+        used = sum(image_outcomes(instance)["used"] for instance in instances)
+        missed = sum(image_outcomes(instance)["missed"] for instance in instances)
+        assert used + missed <= moves
+        assert all(served(instance) > 0 for instance in instances)  # both had players
+        assert used >= 0.9 * moves, (used, missed, moves)  # seen: 60 of 60
