@@ -19,6 +19,9 @@ An image is taken out when used, so no two requests share one (the engine change
 it is given), and kept again only by a save that committed. A game is kept only when its
 next move is the same seat's (a human against bots): two humans whose requests reach two
 processes would otherwise find a stale image on every move, and pay a refused save each.
+For the same reason a process keeps no image of a game once one of its images missed: the
+game's requests wander between processes (a client that opens a connection a request, on
+workers that each listen on a socket of their own), so each process pays one miss at most.
 """
 
 from __future__ import annotations
@@ -76,6 +79,8 @@ class GameImages:
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
         self._images: OrderedDict[str, GameImage] = OrderedDict()
+        # Games an image of missed here: their requests wander, none is kept again.
+        self._wandering: OrderedDict[str, None] = OrderedDict()
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -98,13 +103,22 @@ class GameImages:
             return
         image = GameImage.of(game)
         with self._lock:
-            if image is None:
+            if image is None or game.id in self._wandering:
                 self._images.pop(game.id, None)
                 return
             self._images[game.id] = image
             self._images.move_to_end(game.id)
             while len(self._images) > self.capacity:
                 self._images.popitem(last=False)
+
+    def missed(self, game_id: str) -> None:
+        """An image of the game was stale or refused its move: keep none of it again."""
+        with self._lock:
+            self._images.pop(game_id, None)
+            self._wandering[game_id] = None
+            self._wandering.move_to_end(game_id)
+            while len(self._wandering) > self.capacity:
+                self._wandering.popitem(last=False)
 
     def forget(self, game_id: str) -> None:
         """The game is changing in a way no image of it says (a resignation)."""

@@ -246,6 +246,7 @@ def _from_image(
     except Unavailable:
         raise  # the database is away: deciding again would not bring it back
     except (ServiceError, EngineError, ConcurrentUpdate):
+        images.missed(command.game_id)
         metrics.image_missed()
         return None
     metrics.image_used()

@@ -124,6 +124,20 @@ def test_a_stale_image_costs_a_refused_save_and_the_move_is_decided_again(app, c
     verified(client, game_id)
 
 
+def test_a_game_whose_moves_wander_between_processes_costs_each_one_miss(app, client, other):
+    """A client that reaches another process on each move (a connection a request): each
+    process misses once, then keeps no image of the game and loads it like any other."""
+    body, token = human_vs_bot(client)
+    game_id, state = body["id"], body["state"]
+    clients = [other.test_client(), client]
+    before = outcomes()
+    for n in range(10):
+        state = play_ok(clients[n % 2], game_id, token, state["hand"][0])["state"]
+    assert counted(before) == {"used": 0, "missed": 2}
+    assert images_of(app).peek(game_id) is None and images_of(other).peek(game_id) is None
+    verified(client, game_id)
+
+
 def test_a_move_the_stale_image_would_refuse_is_answered_from_the_database(app, client, other):
     body, token = human_vs_bot(client)
     game_id = body["id"]

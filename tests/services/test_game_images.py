@@ -45,3 +45,13 @@ def test_a_capacity_of_zero_keeps_nothing(uow):
     images = GameImages(0)
     against_a_bot(uow, images)
     assert len(images) == 0
+
+
+def test_a_game_an_image_missed_is_not_kept_again(uow):
+    images = GameImages(10)
+    game_id, token = against_a_bot(uow, images)
+    images.missed(game_id)
+    assert images.peek(game_id) is None
+    card = str(uow.games.get(game_id).state.hands[0][0])
+    games.play_card(uow, games.PlayCard(game_id, token, card), images=images)
+    assert images.peek(game_id) is None  # saved and loaded as any game, no image kept
