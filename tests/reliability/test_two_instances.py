@@ -23,7 +23,6 @@ from typing import Any
 
 import pytest
 import requests
-from prometheus_client.parser import text_string_to_metric_families
 
 from .balancer import HAProxy, haproxy, require_haproxy
 from .load import (
@@ -39,6 +38,7 @@ from .load import (
 )
 from .servers import Gunicorn, PostgresCluster, migrate, postgres_cluster
 from .support import problem_errors, write_report
+from .test_observability import scrape, value
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
@@ -235,17 +235,6 @@ def test_soak_instances_killed_in_turn(cluster: PostgresCluster, tmp_path: Path)
     kill_one_of_two(cluster, tmp_path, clients=24, seconds=600, kills=6, name="two_instances-soak")
 
 
-def image_outcomes(instance: Gunicorn) -> dict[str, float]:
-    """``basra_game_images_total`` of one instance, all its workers added up."""
-    text = requests.get(f"{instance.url}/metrics", timeout=10).text
-    counts = {"used": 0.0, "missed": 0.0}
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            if sample.name == "basra_game_images_total":
-                counts[sample.labels["outcome"]] += sample.value
-    return counts
-
-
 def test_through_the_balancer_a_players_moves_start_from_images(
     cluster: PostgresCluster, tmp_path: Path
 ) -> None:
@@ -272,8 +261,9 @@ def test_through_the_balancer_a_players_moves_start_from_images(
                 assert answer.status_code == 201, answer.text[:300]
                 games[n] = (game_id, token, answer.json()["state"])
                 moves += 1
-        used = sum(image_outcomes(instance)["used"] for instance in instances)
-        missed = sum(image_outcomes(instance)["missed"] for instance in instances)
+        scrapes = [scrape(instance) for instance in instances]  # every worker's, added up
+        used = sum(value(s, "basra_game_images_total", outcome="used") for s in scrapes)
+        missed = sum(value(s, "basra_game_images_total", outcome="missed") for s in scrapes)
         assert used + missed <= moves
         assert all(served(instance) > 0 for instance in instances)  # both had players
         assert used >= 0.9 * moves, (used, missed, moves)  # seen: 60 of 60
