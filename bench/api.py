@@ -18,7 +18,8 @@ Measures side by side, in one run, on each database (issue 14's goals in bracket
   4. who used the CPU for one request of each kind (medians over the phases): this process's
      clients, gunicorn's workers and PostgreSQL's processes, in ms of CPU a request. The
      ratio in 1. is close to the totals' (all of it shares the same 2 cores), so this says
-     where a move's extra cost lies.
+     where a move's extra cost lies; and the share of the machine's CPU each kind of phase
+     left idle (a moves phase that leaves more idle waits on something, not on the CPU).
 
 Usage: .venv/bin/python bench/api.py [--seconds 6] [--pairs 3] [--clients 16]
        [--late-round 99] [--paced 0.5] [--databases postgresql,sqlite]
@@ -235,11 +236,20 @@ class CpuMeter:
 def cpu_per_request(meter: CpuMeter, count: int, seconds: float, work) -> tuple[list, list[float]]:
     """Run one phase: what ``run_clients`` returns (a time per request), and the CPU in ms
     each request cost the clients, the workers and PostgreSQL."""
-    before = meter.read()
+    before, idle_before = meter.read(), idle_and_total()
     done = run_clients(count, seconds, work)
-    after = meter.read()
+    after, idle_after = meter.read(), idle_and_total()
     cpu = [1000 * (b - a) / max(1, len(done)) for a, b in zip(before, after, strict=True)]
-    return done, cpu
+    idle, total = (b - a for a, b in zip(idle_before, idle_after, strict=True))
+    return done, [*cpu, 100 * idle / max(1, total)]  # then the share of the CPU left idle
+
+
+def idle_and_total() -> tuple[int, int]:
+    """The machine's idle (and I/O wait) ticks and all its ticks so far, from /proc/stat: a
+    phase that leaves cores idle is bound by waiting, not by what a request costs."""
+    with open("/proc/stat") as stat:
+        ticks = [int(n) for n in stat.readline().split()[1:9]]
+    return ticks[3] + ticks[4], sum(ticks)
 
 
 @contextmanager
@@ -319,7 +329,7 @@ class Subject:
             **{
                 f"{kind} cpu {party}": statistics.median(cpu[n] for cpu in spent)
                 for kind, spent in (("healthz", self.health_cpu), ("move", self.move_cpu))
-                for n, party in enumerate(PARTIES)
+                for n, party in enumerate((*PARTIES, "idle"))
             },
         }
 
@@ -396,6 +406,10 @@ def main() -> int:
             (f"CPU ms a {kind}: {party}", f"{kind} cpu {party}", "{:.3f}", "")
             for kind in ("healthz", "move")
             for party in PARTIES
+        ),
+        *(
+            (f"CPU idle % in {kind} phases", f"{kind} cpu idle", "{:.1f}", "")
+            for kind in ("healthz", "move")
         ),
     ]
     print(f"{'measure':42}" + "".join(f"{kind:>12}" for kind in kinds) + "  target")
