@@ -235,7 +235,8 @@ class CpuMeter:
 
 def cpu_per_request(meter: CpuMeter, count: int, seconds: float, work) -> tuple[list, list[float]]:
     """Run one phase: what ``run_clients`` returns (a time per request), and the CPU in ms
-    each request cost the clients, the workers and PostgreSQL."""
+    each request cost the clients, the workers and PostgreSQL, then the % of the machine's
+    CPU the phase left idle."""
     before, idle_before = meter.read(), idle_and_total()
     done = run_clients(count, seconds, work)
     after, idle_after = meter.read(), idle_and_total()
