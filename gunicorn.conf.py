@@ -46,6 +46,12 @@ worker_class = os.environ.get("GUNICORN_WORKER_CLASS") or "gthread"
 # greenlets, up to worker_connections. 1,024 a worker, of which 960 may be streams: connections
 # are not spread evenly over the workers (1,000 streams gave one worker 376 of them).
 threads = int(os.environ.get("GUNICORN_THREADS", "1024"))
+# How long an idle keep-alive connection is kept (gunicorn's default: 2 s). A client whose next
+# request leaves just as the server closes its idle connection gets no answer: on a loaded
+# machine, 200 clients paused past 2 s often enough to lose a request or two a run
+# (tests/reliability/test_concurrency.py). An idle connection costs a gthread worker only its
+# place in the event loop's poller, not a thread.
+keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", "5"))
 worker_connections = int(os.environ.get("GUNICORN_WORKER_CONNECTIONS", "2000"))
 # A gthread worker's streams are kept below its threads, so that moves and views always find one
 # (app/services/stream_slots.py); past that a new stream is a 503. STREAM_LIMIT overrides it.

@@ -14,7 +14,7 @@ from app.api.limits import install_limits
 
 API_SETTINGS: dict[str, Any] = {
     "API_TITLE": "Egyptian Basra",
-    "API_VERSION": "2.1.0",
+    "API_VERSION": "2.2.0",
     "OPENAPI_VERSION": "3.0.3",
     "OPENAPI_URL_PREFIX": "/",
     "OPENAPI_JSON_PATH": "openapi.json",

@@ -170,3 +170,25 @@ def test_the_sockets_of_clients_that_never_close_are_closed_by_their_deadline(on
     finally:
         for sock in kept:
             sock.close()
+
+
+def test_a_keep_alive_connection_idle_for_three_seconds_is_still_served(tmp_path_factory):
+    """gunicorn.conf.py keeps an idle connection 5 s (gunicorn's own default, 2 s, closed it
+    under clients that paused between requests, who then lost the request they had just sent)."""
+    folder, url = fresh_sqlite(tmp_path_factory, "keep-alive")
+    with gunicorn(url, folder, workers=1) as server:
+        host, port = server.url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as connection:
+            request = f"GET /healthz HTTP/1.1\r\nHost: {host}\r\n\r\n".encode()
+            with connection.makefile("rb") as reader:
+                for pause in (0, 3):
+                    time.sleep(pause)
+                    connection.sendall(request)
+                    status = reader.readline()  # b"" if the server closed the connection
+                    assert status.startswith(b"HTTP/1.1 200"), status
+                    length = 0
+                    while (line := reader.readline()) not in (b"\r\n", b""):
+                        name, _, value = line.decode().partition(":")
+                        if name.lower() == "content-length":
+                            length = int(value)
+                    assert reader.read(length) == b'{"status":"ok"}\n'
