@@ -8,6 +8,7 @@ The first tests drive ``LingeringCloses`` on socket pairs; the last ones real gu
 
 from __future__ import annotations
 
+import http.client
 import selectors
 import socket
 import time
@@ -178,17 +179,12 @@ def test_a_keep_alive_connection_idle_for_three_seconds_is_still_served(tmp_path
     folder, url = fresh_sqlite(tmp_path_factory, "keep-alive")
     with gunicorn(url, folder, workers=1) as server:
         host, port = server.url.removeprefix("http://").split(":")
-        with socket.create_connection((host, int(port)), timeout=10) as connection:
-            request = f"GET /healthz HTTP/1.1\r\nHost: {host}\r\n\r\n".encode()
-            with connection.makefile("rb") as reader:
-                for pause in (0, 3):
-                    time.sleep(pause)
-                    connection.sendall(request)
-                    status = reader.readline()  # b"" if the server closed the connection
-                    assert status.startswith(b"HTTP/1.1 200"), status
-                    length = 0
-                    while (line := reader.readline()) not in (b"\r\n", b""):
-                        name, _, value = line.decode().partition(":")
-                        if name.lower() == "content-length":
-                            length = int(value)
-                    assert reader.read(length) == b'{"status":"ok"}\n'
+        connection = http.client.HTTPConnection(host, int(port), timeout=10)
+        try:
+            for pause in (0, 3):
+                time.sleep(pause)
+                connection.request("GET", "/healthz")  # on the same connection, kept alive
+                answer = connection.getresponse()  # RemoteDisconnected if it was closed
+                assert (answer.status, answer.read()) == (200, b'{"status":"ok"}\n')
+        finally:
+            connection.close()
