@@ -3,27 +3,15 @@ met, missed or not decided by a run (bench/api.py prints it for issue 14's goals
 
 from __future__ import annotations
 
-import importlib.util
 import random
 import statistics
 from math import comb
-from pathlib import Path
-from typing import Any
 
+from bench_modules import bench_module
 from hypothesis import given
 from hypothesis import strategies as st
 
-
-def _verdicts() -> Any:
-    path = Path(__file__).resolve().parents[1] / "bench" / "verdicts.py"
-    spec = importlib.util.spec_from_file_location("bench_verdicts", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-verdicts = _verdicts()
+verdicts = bench_module("verdicts")
 
 
 def test_fifteen_pairs_give_the_fourth_smallest_to_the_fourth_largest() -> None:

@@ -6,14 +6,13 @@ its write, where a race would put it."""
 
 from __future__ import annotations
 
-import importlib.util
 from collections import Counter
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any, Self
 
 import psycopg
 import pytest
+from bench_modules import bench_module
 
 from app.persistence import Database, SqlUnitOfWork, libpq
 from app.services import audit, games
@@ -23,19 +22,9 @@ from app.services.unit_of_work import StoredResult
 
 from .test_unit_of_work import loaded
 
-
-def _bench(name: str) -> Any:
-    """A module of bench/ (not a package: its scripts are run by path)."""
-    path = Path(__file__).resolve().parents[2] / "bench" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-counting_waits = _bench("profile_move").counting_waits
-counting_calls = _bench("profile_move").counting_calls
+_profile_move = bench_module("profile_move")
+counting_waits = _profile_move.counting_waits
+counting_calls = _profile_move.counting_calls
 
 
 class Intruded(SqlUnitOfWork):
