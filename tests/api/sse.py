@@ -93,6 +93,14 @@ class LiveReader:
                 raise AssertionError(f"got {len(taken)} of {count} records: {taken}") from None
         return taken
 
+    def wait_for_comments(self, count: int, timeout: float = 5.0) -> None:
+        """Until ``count`` comments (keep-alives) came; fails if not within ``timeout`` s."""
+        deadline = time.monotonic() + timeout
+        while self.comments < count:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"got {self.comments} of {count} comments in {timeout} s")
+            time.sleep(0.05)
+
     def take_until(self, event: str, timeout: float = 10.0) -> list[Sse]:
         """Records up to and including the next one named ``event``."""
         deadline = time.monotonic() + timeout
