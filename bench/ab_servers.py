@@ -18,25 +18,11 @@ Not part of ``make bench`` (a tool for trying a change, docs/performance.md).
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 
 from api import Subject, database, default_workers, percentile, play_load, run_clients, server
 from verdicts import median_interval, summary
-
-
-@contextmanager
-def environment(settings: dict[str, str]) -> Iterator[None]:
-    """``os.environ`` with ``settings`` while a server starts (it copies the environment)."""
-    saved = dict(os.environ)
-    os.environ.update(settings)
-    try:
-        yield
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
 
 
 def settings(text: str) -> dict[str, str]:
@@ -92,8 +78,7 @@ def main() -> int:
             url = stack.enter_context(database(args.database))
             workers = workers or default_workers(url)
             masters: list[int] = []
-            with environment(settings(extra)):
-                port = stack.enter_context(server(url, workers, masters))
+            port = stack.enter_context(server(url, workers, masters, settings(extra)))
             subjects.append(Subject(label, port, masters[0], workers))
         for subject in subjects:
             run_clients(args.clients, 2, play_load(subject.port))  # warm up every worker

@@ -260,12 +260,14 @@ def idle_and_total() -> tuple[int, int]:
 
 
 @contextmanager
-def server(url: str, workers: int, pids: list[int] | None = None) -> Iterator[int]:
+def server(
+    url: str, workers: int, pids: list[int] | None = None, settings: dict[str, str] | None = None
+) -> Iterator[int]:
     """gunicorn as `make run` starts it, on a free port of 127.0.0.1 (its master's pid is
-    appended to ``pids`` when given)."""
+    appended to ``pids`` when given), with ``settings`` added to its environment."""
     port = free_port()
-    env = {**os.environ, "DATABASE_URL": url, "PORT": str(port), "RATE_LIMIT": "off",
-           "WEB_CONCURRENCY": str(workers)}  # fmt: skip
+    env = {**os.environ, **(settings or {}), "DATABASE_URL": url, "PORT": str(port),
+           "RATE_LIMIT": "off", "WEB_CONCURRENCY": str(workers)}  # fmt: skip
     subprocess.run([BIN / "basra", "migrate"], env=env, check=True, capture_output=True)
     process = subprocess.Popen(
         [BIN / "gunicorn", "-c", "gunicorn.conf.py", "app.wsgi:app"],

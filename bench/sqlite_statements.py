@@ -36,6 +36,7 @@ from profile_move import Match  # bench/profile_move.py
 from app import create_app
 from app.cli import migrate_database
 from app.gc_tuning import tune_for_requests
+from app.persistence.database import _tune_sqlite
 
 TIMES: defaultdict[str, list[float]] = defaultdict(list)
 LAST_UPDATE: list[tuple[str, Any]] = []
@@ -104,8 +105,7 @@ def replay(path: str, repeats: int, work: list[int]) -> None:
     """The last move's UPDATE and commit, again, on the game it saved."""
     sql, stored = LAST_UPDATE[0]
     connection = sqlite3.connect(path)
-    for pragma in ("foreign_keys=ON", "journal_mode=WAL", "synchronous=NORMAL"):
-        connection.execute(f"PRAGMA {pragma}")
+    _tune_sqlite(connection, None)  # as the app's engine sets up each of its connections
     game_id = stored["game_id"]
     (version,) = connection.execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchone()
     connection.commit()
