@@ -13,7 +13,7 @@ STAMP := $(VENV)/.installed
 # This machine's pip config names local indexes that may not exist; pip warns once per package.
 PIP_NOISE := is ignored: it is neither a file nor a directory
 
-.PHONY: install run test soak bench lint format clean
+.PHONY: install run test check soak bench lint format clean
 
 install: $(STAMP)
 
@@ -27,16 +27,26 @@ run: install
 	$(BIN)/basra migrate
 	exec $(BIN)/gunicorn -c gunicorn.conf.py app.wsgi:app
 
+# The fast loop, a few minutes on two cores: the engine, the services, the API in process,
+# persistence on both databases and a few flows through a real server, spread over both cores.
 # pytest exits 5 when it collected nothing; that is a failure here too (it is non-zero).
 test: install
+	scripts/ensure-haproxy
+	HYPOTHESIS_PROFILE=dev $(BIN)/pytest -m 'not slow and not browser and not soak' -n 2 \
+		--durations=10
+
+# Everything but the soak runs, one test at a time (the reliability tests time real servers):
+# lint, then the browser, the generated clients, reliability, two instances and the proxy.
+# This is what CI runs (.ci/run).
+check: lint
 	scripts/ensure-chromium
 	scripts/ensure-haproxy
-	$(BIN)/pytest -m 'not soak'
+	HYPOTHESIS_PROFILE=ci $(BIN)/pytest -m 'not soak' --durations=25
 
 # The long reliability runs (docs/reliability.md): minutes of load, faults and fuzzing. Their
 # counts land in test-results/reliability/*-soak.json. Needs PostgreSQL at 127.0.0.1:5432.
 soak: install
-	$(BIN)/pytest -m soak --durations=20
+	HYPOTHESIS_PROFILE=soak $(BIN)/pytest -m soak --durations=20
 	@echo "counts: test-results/reliability/*-soak.json; see docs/reliability.md"
 
 # The engine and the HTTP benchmarks, a few minutes in all (docs/performance.md). The bot

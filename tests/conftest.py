@@ -3,6 +3,10 @@
 Every test that takes ``client`` or ``database_url`` runs once on SQLite and once on a
 fresh PostgreSQL database created for this run and dropped after it. Without a
 PostgreSQL server those runs are skipped loudly, except in CI (CI=true), where they fail.
+
+Two loops run the suite (Makefile): `make test`, the fast one, leaves out what is marked `slow`
+or `browser`; `make check` runs everything but `soak`. Whole folders are marked below, so a new
+test there lands in the whole check unless it is named a fast-loop flow.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import hypothesis_profiles  # noqa: F401  (loads HYPOTHESIS_PROFILE before any test module)
 import pytest
 from flask import Flask, Response, request
 from sqlalchemy import create_engine, text
@@ -67,6 +72,25 @@ class PostgresDatabase:
 
     def drop(self) -> None:
         self._admin(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+
+
+# Real browsers, real servers under load, generated clients: minutes in all, so `make check` only.
+CHECK_ONLY = ("browser/", "reliability/", "api/test_clients.py")
+# ... except these flows through a real server, quick enough for the fast loop to keep every layer.
+FAST_LOOP_FLOWS = (
+    "reliability/test_workers_share_connections.py",
+    "reliability/test_bounded_work.py",
+    "reliability/test_tamper_evidence.py",
+    "reliability/test_edges.py",
+)
+TESTS = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        where = item.path.relative_to(TESTS).as_posix()
+        if where.startswith(CHECK_ONLY) and not where.startswith(FAST_LOOP_FLOWS):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from app.engine import BASRA, FULL_DECK, Card, Rules, find_capture
 
@@ -26,7 +27,7 @@ floor_strategy = st.one_of(
     st.lists(st.sampled_from(FULL_DECK), unique=True, max_size=9),
 )
 EXHAUSTIVE = settings(
-    max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(1500), deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 
 
@@ -67,7 +68,7 @@ def test_high_cards_on_crowded_floors_agree_with_brute_force(
     assert list(capture.captured) == reference_capture(floor, card, rules)[0]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(position=positions(), rules=rules_strategy)
 def test_a_number_card_never_takes_a_card_worth_more_or_a_face(
     position: tuple[list[Card], Card], rules: Rules
@@ -87,7 +88,7 @@ def test_a_number_card_never_takes_a_card_worth_more_or_a_face(
     assert (capture.basra == BASRA) is (bool(floor) and len(capture.captured) == len(floor))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(position=positions(), rules=rules_strategy)
 def test_the_capture_cache_never_changes_an_answer(
     position: tuple[list[Card], Card], rules: Rules

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from app.engine import (
     FULL_DECK,
@@ -87,10 +88,10 @@ def play(rules: Rules, players: int, seed: bytes, choices: int, snapshots: bool)
 
 
 matches = st.tuples(rules_strategy, st.binary(min_size=32, max_size=32), st.integers(0, 2**32))
-# 2 player counts x (3 cheap tests x 200 + 3 heavier ones x 100 + 60 + 30) = about 2,000
-# random matches (some 8,000 rounds) per run, in about half a minute of CPU.
-PROPERTY = settings(max_examples=200, deadline=None)
-HEAVY_PROPERTY = settings(max_examples=100, deadline=None)
+# In CI, 2 player counts x (3 cheap tests x 200 + 3 heavier ones x 100 + 60 + 30) = about 2,000
+# random matches (some 8,000 rounds) per run; the fast loop plays a fifth of them.
+PROPERTY = settings(max_examples=examples(200), deadline=None)
+HEAVY_PROPERTY = settings(max_examples=examples(100), deadline=None)
 
 
 @PROPERTY
@@ -165,7 +166,7 @@ def test_events_and_states_survive_a_json_round_trip(
         assert restored.to_dict() == record
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @PLAYERS
 @given(case=matches, stop=st.integers(0, 10**6))
 def test_a_state_restored_from_its_dict_plays_on_exactly_like_the_live_one(
@@ -269,7 +270,7 @@ def view_codes(data: dict[str, Any]) -> set[str]:
     return {str(card) for card in FULL_DECK if f'"{card}"' in text}
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @PLAYERS
 @given(case=matches)
 def test_a_seats_view_never_holds_a_card_that_seat_cannot_know(

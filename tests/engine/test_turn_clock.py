@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from app.engine import (
     OVER,
@@ -243,7 +244,7 @@ clocked = st.tuples(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(case=clocked)
 def test_replaying_a_clocked_match_gives_its_state_and_the_cards_stay_whole(
     case: tuple[int, int, bytes, int, float],

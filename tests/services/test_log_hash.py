@@ -11,6 +11,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from app.services.log import canonical_json, event_hash
 from app.services.records import Record
@@ -31,7 +32,7 @@ def standard_library(body: dict[str, Any]) -> bytes:
     return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.dictionaries(st.text(max_size=12), values, max_size=8))
 def test_the_canonical_text_is_the_standard_librarys(body):
     assert canonical_json(body) == standard_library(body)
@@ -45,7 +46,7 @@ def test_a_stored_hash_is_the_one_the_standard_library_gave():
     assert event_hash("g1", 2, "SeatJoined", data, body["at"], "0" * 64) == expected
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.dictionaries(st.text(max_size=12), values, max_size=8))
 def test_a_stream_records_text_is_the_standard_librarys_compact_json(data):
     # Record.json went from json.dumps to orjson: a stream's data lines must not change.
