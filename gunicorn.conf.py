@@ -31,7 +31,7 @@ workers = int(os.environ.get("WEB_CONCURRENCY") or default_workers(os.environ.ge
 # Each worker listens on a socket of its own (SO_REUSEPORT), and the kernel spreads the new
 # connections over them. On one shared socket, whichever worker woke first took a whole burst:
 # 16 clients that connected at once all landed in one worker (one GIL, one core) and got 700
-# moves a second where spread out they get 1,100 (docs/performance.md, "Tenth session").
+# moves a second where spread out they get 1,100 (docs/performance.md, "Workers and sockets").
 # What it costs: a worker that exits drops the connections still waiting in its own queue
 # (Linux's net.ipv4.tcp_migrate_req=1 hands them to the others), and a second server started
 # on the same port shares it instead of failing. REUSE_PORT=0 turns it off.

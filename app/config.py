@@ -36,7 +36,7 @@ def default_workers(database_url: str | None = None) -> int:
     ``DATABASE_URL``: on PostgreSQL one per core this process may run on, on SQLite two per core.
     Never fewer than two, so that a worker that restarts leaves another to answer.
 
-    Measured on two cores (docs/performance.md, "Tenth session"): on PostgreSQL two workers
+    Measured on two cores (docs/performance.md, "Workers and sockets"): on PostgreSQL two workers
     served as many moves as four with a shorter tail, and with 1,000 live streams kept 0.94 of
     their moves (median of nine runs) where four kept 0.80 (each process's hub reads every
     notice and writes each game's streams of its own). On SQLite four served 10-20% more moves

@@ -4,7 +4,7 @@
 and taking it back waits behind the threads running Python. For a thread that serves many
 sockets in turn (a stream hub writing a batch to its streams, a worker's event loop reading
 requests) those waits add up: the hub's thread fell hundreds of milliseconds behind its notices
-(docs/performance.md, "Where the delivery time went"), and reading requests in the event loop
+(docs/performance.md, "Live streams and the worker class"), and reading requests in the event loop
 cost 2-7% of the moves of four workers (docs/reliability.md, "Slow request heads"). A
 non-blocking call on a local socket takes microseconds, so holding the GIL through it costs the
 other threads little. Off Linux (no ``MSG_NOSIGNAL``), or with ``PLAIN_SOCKET_CALLS`` set, the

@@ -1,6 +1,6 @@
 """HTTP benchmark: gunicorn (the `make run` configuration), 16 clients, PostgreSQL and SQLite.
 
-Measures side by side, in one run, on each database (issue 14's goals in brackets):
+Measures side by side, in one run, on each database (the goals in brackets):
   1. GET /healthz requests/s (a pool checkout and `SELECT 1`) and POST /moves requests/s,
      16 clients each playing whole games against a greedy bot (each move applies the
      client's card and the bot's reply), in alternating phases; the ratio of each pair of

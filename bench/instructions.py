@@ -11,8 +11,8 @@ runs in a process of its own under ``valgrind --tool=callgrind --instr-atstart=n
 Flask's test client as bench/profile_move.py does: a warm-up, then ``--moves`` moves (the
 client's card and the greedy bot's reply) counted, then as many ``GET /healthz`` counted. Only
 this process's user space is counted: not the kernel, not PostgreSQL's backend (bench/api.py
-reports those as CPU time). The ratio is healthz ÷ move, issue 14's ratio for the worker's own
-part of the work.
+reports those as CPU time). The ratio is healthz ÷ move, bench/api.py's ratio for the worker's
+own part of the work.
 A tree is a checkout of this repository (``git worktree add /tmp/before <commit>``, with
 ``.venv`` linked); it is imported from there. Not part of ``make bench`` (a diagnosis tool).
 """

@@ -2,7 +2,7 @@
 around it that holds the true median with a known chance (95% by default).
 
 Run to run on a shared 2-core machine, the ratio of one pair of phases swings by a quarter
-(0.41 to 0.70 in one run of 15 pairs: docs/performance.md, "Sixteenth session"), because the
+(0.41 to 0.70 in one run of 15 pairs: docs/performance.md, "How the figures are read"), because the
 machine's speed changes between the seconds of one phase and those of the next. A median
 alone then says "missed" one day and "met" the next for the same code. The interval says
 whether this run decides the goal at all: when it straddles the target, more pairs (or a

@@ -1,5 +1,5 @@
 """bench/verdicts.py: the interval around a median that decides whether a benchmark goal is
-met, missed or not decided by a run (bench/api.py prints it for issue 14's goals)."""
+met, missed or not decided by a run (bench/api.py prints it for its goals)."""
 
 from __future__ import annotations
 

@@ -2,8 +2,8 @@
 
 A psycopg cursor spends about 30 us of CPU around each statement a move sends (the cursor,
 its transformer, the query's conversion, the prepared-statement cache, the autocommit flag
-flipped and restored), as much as the round trip itself (docs/performance.md, "Twelfth
-session"). The load and the save of a move are the same few texts every time, sent when no
+flipped and restored), as much as the round trip itself (docs/performance.md, "Where a
+move's cost goes"). The load and the save of a move are the same few texts every time, sent when no
 transaction is open, so here each is prepared once per connection (``PQprepare``) and then
 sent with its values as text (``PQexecPrepared``). Rows come back in binary and are read by
 the connection's own loaders, so a row comes out as a cursor would give it.

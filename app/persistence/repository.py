@@ -4,7 +4,7 @@ seats, a version-checked UPDATE in front of the hash-chained log, bulk inserts.
 Its statements go through one Core connection of the engine's pool, checked out at the
 first statement and given back by ``close``. No ORM session: nothing here is an ORM object,
 and a session's bookkeeping (its transaction, its snapshot of an identity map, its rollback)
-cost a move about 0.1-0.2 ms for nothing (docs/performance.md, "Eleventh session")."""
+cost a move about 0.1-0.2 ms for nothing (docs/performance.md, "Where a move's cost goes")."""
 
 from __future__ import annotations
 

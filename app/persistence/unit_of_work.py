@@ -94,7 +94,7 @@ class SqlUnitOfWork(AbstractUnitOfWork):
 
     def ping(self) -> None:
         """/healthz: a pool checkout and ``SELECT 1``, through an ORM session as before the
-        games stopped using one (issue 14 measures moves against it: the yardstick stays)."""
+        games stopped using one (bench/api.py measures moves against it: the yardstick stays)."""
         with self:
             self._session().execute(text("SELECT 1"))
 

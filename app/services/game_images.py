@@ -1,7 +1,7 @@
 """Images of games as this process last saved them, so that the next move of the same
 player need not load its game first: a move against bots (the caller's card and the bots'
 replies, the app's everyday game) is then one statement to the database, its save, as a
-health check is one ``SELECT 1`` (issue 14; docs/performance.md, "Thirteenth session").
+health check is one ``SELECT 1`` (docs/performance.md, "Images of games").
 
 The database stays the truth, and any process may still serve any move. An image is a game
 exactly as its row stood at one version, and every change to a game moves its version on

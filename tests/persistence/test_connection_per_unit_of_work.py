@@ -1,6 +1,6 @@
 """A unit of work of games holds one pooled connection and no ORM session: the session's
 bookkeeping was a tenth of what a move cost beside the game itself (docs/performance.md,
-"Eleventh session"). Every way out of a unit of work gives its connection back, and what it
+"Where a move's cost goes"). Every way out of a unit of work gives its connection back, and what it
 did not commit is undone. On SQLite and PostgreSQL."""
 
 from __future__ import annotations
@@ -61,7 +61,8 @@ def test_creating_a_game_and_playing_its_moves_make_no_orm_session(database, no_
 
 
 def test_the_health_check_still_goes_through_a_session(database, no_sessions):
-    """The yardstick of issue 14 stays as it was: a pool checkout and ``SELECT 1``."""
+    """The yardstick bench/api.py measures moves against stays as it was: a pool checkout
+    and ``SELECT 1``."""
     SqlUnitOfWork(database).ping()
     assert no_sessions == ["session"]
     assert checked_out(database) == 0

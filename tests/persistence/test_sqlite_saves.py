@@ -1,6 +1,6 @@
 """SQLite's save sets an indexed column of games only when the move changed it: SQLite
 rewrites an index whose column an UPDATE sets, even to the value it had, which cost every
-move two more pages in the WAL (docs/performance.md, "Thirteenth session")."""
+move two more pages in the WAL (docs/performance.md, "SQLite")."""
 
 from __future__ import annotations
 

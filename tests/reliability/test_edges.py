@@ -1,5 +1,5 @@
 """The edges of a request: deep nesting, bodies that do not say they are JSON, names that hide
-characters or pose as bots, fixed decks, security headers and caching (issue 9, points 2-3)."""
+characters or pose as bots, fixed decks, security headers and caching (docs/reliability.md)."""
 
 from __future__ import annotations
 

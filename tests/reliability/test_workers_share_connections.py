@@ -2,7 +2,7 @@
 
 With one listening socket shared by the workers, whichever woke first accepted a whole burst:
 16 keep-alive clients that connected at once all landed in one worker, every time, and were
-served by one GIL while the other workers idled (docs/performance.md, "Tenth session"). With a
+served by one GIL while the other workers idled (docs/performance.md, "Workers and sockets"). With a
 socket per worker the kernel spreads the connections by a hash of their addresses: the chance
 that one of two workers gets fewer than two of 16 is 34 in 65,536.
 """
