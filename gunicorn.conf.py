@@ -5,7 +5,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-# ---- metrics (app/metrics.py): one scrape covers every worker of this instance.
+# ---- metrics (app/observability/metrics.py): one scrape covers every worker of this instance.
 # prometheus_client picks per-process memory-mapped files when it is first imported with
 # PROMETHEUS_MULTIPROC_DIR set, so it is set here, in the master, before any worker imports the
 # app. The directory is made fresh for each start (left-over files of an earlier run would be
@@ -64,7 +64,7 @@ graceful_timeout = 10
 # The app is built in each worker, so no database connection is shared across a fork.
 preload_app = False
 
-# ---- logs (app/logs.py): JSON lines on stdout, gunicorn's own records included.
+# ---- logs (app/observability/logs.py): JSON lines on stdout, gunicorn's own records included.
 # Gunicorn's access log is off: the app writes one JSON line per request instead (request_id,
 # method, URL rule, status, duration_ms, game_id), which names the route rather than the raw
 # path and never a header. ACCESS_LOG=1 turns gunicorn's back on (JSON too) for debugging.
@@ -76,7 +76,7 @@ access_log_format = '%(h)s %(l)s - %(t)s "%(r)s" %(s)s %(b)s "%(f)s" "%(a)s" %(L
 
 
 def _logconfig():
-    from app.logs import logging_config
+    from app.observability.logs import logging_config
 
     return logging_config()
 
@@ -120,7 +120,7 @@ def on_exit(server):
 
 # Requests gunicorn refuses itself (request line over limit_request_line: 414; headers over
 # limit_request_fields / limit_request_field_size: 431; malformed: 400) answer problem+json like
-# the app, whichever worker class is chosen above (app/workers.py). Keep this line last.
-from app.workers import with_problem_errors  # noqa: E402
+# the app, whichever worker class is chosen above (app/server/workers.py). Keep this line last.
+from app.server.workers import with_problem_errors  # noqa: E402
 
 worker_class = with_problem_errors(worker_class, globals().get("threads", 1))

@@ -75,7 +75,7 @@ def _register_bot_runner(app: Flask) -> None:
     import tempfile
     from pathlib import Path
 
-    from app.bot_runner import BotRunner
+    from app.background.bot_runner import BotRunner
     from app.services import bots
 
     uow = app.extensions["basra_uow"]
@@ -96,8 +96,8 @@ def _install_sweeper(app: Flask) -> None:
     import atexit
     from datetime import UTC, datetime
 
+    from app.background.sweeper import Sweeper
     from app.services.deadlines import sweep
-    from app.sweeper import Sweeper
 
     app.config.setdefault("CLOCK", lambda: datetime.now(UTC))
     new_uow = app.extensions["basra_uow"]

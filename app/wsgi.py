@@ -3,7 +3,7 @@
 import os
 
 from app import create_app
-from app.gc_tuning import tune_for_requests
+from app.server.gc_tuning import tune_for_requests
 
 # A served app sweeps deadlines in each worker process (SWEEPER=off turns it off).
 app = create_app({"SWEEPER": os.environ.get("SWEEPER", "on") != "off"})

@@ -40,7 +40,7 @@ def count_inside(tree: str, moves: int, sqlite: bool) -> None:
 
     from app import create_app
     from app.cli import migrate_database
-    from app.gc_tuning import tune_for_requests
+    from app.server.gc_tuning import tune_for_requests
 
     def dump(label: str) -> None:
         pid = str(os.getpid())

@@ -35,7 +35,7 @@ from sqlalchemy import create_engine, event, text
 
 from app import create_app
 from app.cli import migrate_database
-from app.gc_tuning import tune_for_requests
+from app.server.gc_tuning import tune_for_requests
 
 ADMIN_URL = os.environ.get(
     "BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"

@@ -10,9 +10,9 @@ from flask import Flask, Response, current_app, json
 from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
 
-from app import metrics
 from app.api.telemetry import request_id
 from app.engine import EngineError
+from app.observability import metrics
 from app.services.errors import ServiceError, Unavailable
 
 PROBLEM_JSON = "application/problem+json"

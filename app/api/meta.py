@@ -8,9 +8,9 @@ from typing import Any
 from flask import Blueprint, Response, current_app, json, send_from_directory
 from swagger_ui_bundle import swagger_ui_path
 
-from app import metrics
 from app.api.errors import problem
 from app.api.requests import bearer_token
+from app.observability import metrics
 from app.services.errors import Unavailable
 from app.services.unit_of_work import AbstractUnitOfWork
 

@@ -10,13 +10,13 @@ from typing import Any
 from flask import Response, current_app, request
 from flask.views import MethodView
 
-from app import metrics
 from app.api import schemas
 from app.api.contract import problems
 from app.api.errors import ApiError, problem
 from app.api.games import _uow, blp
 from app.api.limits import client_address
 from app.api.requests import query
+from app.observability import metrics
 from app.services import feed, games
 from app.services.hub import Hub
 from app.services.outlet import Outlet

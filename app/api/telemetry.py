@@ -16,7 +16,7 @@ from time import perf_counter
 
 from flask import Flask, Response, g, has_request_context, request
 
-from app import logs, metrics
+from app.observability import logs, metrics
 
 REQUEST_ID_HEADER = "X-Request-ID"
 _SANE_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")

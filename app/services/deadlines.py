@@ -13,8 +13,8 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime, timedelta
 
-from app import metrics
 from app.engine import TimeOut, turn_deadline
+from app.observability import metrics
 from app.services.access import load
 from app.services.errors import ConcurrentUpdate, ServiceError
 from app.services.log import GAME_CANCELLED

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from app import metrics
 from app.engine import Card, EngineError, GameNotActive, Play, Resign
 from app.engine.fairness import ALGORITHM
 from app.engine.game import check_turn
+from app.observability import metrics
 from app.services.access import seat_of, seated
 from app.services.creation import Player, checked_deck, checked_rules, new_game, seat_players
 from app.services.deadlines import (
@@ -55,7 +55,7 @@ class Created:
     fairness: dict[str, Any]
     moves: Moves  # what bots played inside this request
     state: dict[str, Any]  # the creator's view
-    bots_only: bool = False  # to be played in the background (app.bot_runner)
+    bots_only: bool = False  # to be played in the background (app.background.bot_runner)
     invite: str | None = None  # a game with open seats: what a joiner needs, shown once
 
 

@@ -8,7 +8,6 @@ import random
 import time
 from typing import Any
 
-from app import metrics
 from app.engine import (
     DEALING,
     OVER,
@@ -28,6 +27,7 @@ from app.engine import (
 )
 from app.engine.bots import choose_card
 from app.engine.fairness import ALGORITHM, client_seed, shuffled_deck
+from app.observability import metrics
 from app.services.log import SEED_REVEALED
 from app.services.model import ACTIVE, FINISHED, GameRecord
 
@@ -48,7 +48,8 @@ def start(
     game: GameRecord, moves: Moves, play_bots: bool = True, replies_by: float | None = None
 ) -> None:
     """Every seat is filled: fix the client seed, deal round 1, let bots move (unless
-    ``play_bots`` is off: a game of bots alone is played in the background, app.bot_runner)."""
+    ``play_bots`` is off: a game of bots alone is played in the background by
+    app.background.bot_runner)."""
     game.client_seed = client_seed([None if s.bot else s.seed for s in game.seats])
     game.status = ACTIVE
     if play_bots:

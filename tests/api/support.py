@@ -39,7 +39,7 @@ def stacked_humans(
 
 def finished_bot_game(client: Any, players: list[dict[str, Any]] | None = None,
                       **extra: Any) -> dict[str, Any]:  # fmt: skip
-    """A game of bots alone, played to its end by the background runner (app.bot_runner):
+    """A game of bots alone, played to its end by the background runner (app.background.bot_runner):
     the creation body with the final state and every move."""
     body = create(client, players or BOTS_ONLY, **extra)
     assert body["status"] == "active" and body["moves"] == []  # 201 at once

@@ -204,7 +204,8 @@ def test_a_custom_deck_with_a_bad_card_code_is_refused(client):
 
 
 def test_a_game_of_bots_alone_may_have_any_target_and_answers_at_once(client):
-    # Played in the background (app.bot_runner), so no cap: the request only deals round 1.
+    # Played in the background (app.background.bot_runner), so no cap: the request only deals
+    # round 1.
     body = create(client, [{"bot": "expert"}, {"bot": "expert"}], rules={"target_score": 10000})
     assert body["status"] == "active" and body["moves"] == []
     assert body["state"]["round"] == 1 and body["state"]["target_score"] == 10000

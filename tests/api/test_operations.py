@@ -15,8 +15,9 @@ from alembic import command
 from conftest import PostgresDatabase  # tests/conftest.py, on the path as the rootdir conftest
 from prometheus_client.parser import text_string_to_metric_families
 
-from app import create_app, logs
+from app import create_app
 from app.cli import alembic_config, migrate_database
+from app.observability import logs
 from app.persistence.schema import newest_revisions
 
 from .helpers import bearer, human_vs_bot
@@ -165,7 +166,7 @@ def test_metrics_name_every_family_of_api_md(client):
 
 
 def test_stream_clients_and_turn_timeouts_are_counted_through_the_metrics_module(client):
-    from app import metrics
+    from app.observability import metrics
 
     before = scrape(client)
     with metrics.stream_client(), metrics.stream_client():

@@ -68,7 +68,7 @@ def test_downgrading_to_base_and_upgrading_to_head_again_works_on_a_fresh_databa
             "/games", json={"players": [{"bot": "random"}, {"bot": "greedy"}]}
         )
         assert response.status_code == 201
-        assert response.get_json()["status"] == "active"  # played on by app.bot_runner
+        assert response.get_json()["status"] == "active"  # played on by app.background.bot_runner
     finally:
         app.extensions["basra_bot_runner"].stop()
         app.extensions["basra_db"].dispose()

@@ -47,8 +47,8 @@ SHORT = settings(
     max_examples=50, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
 )
 SOAK = settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
-# All-bot matches are played by the background runner (app/bot_runner.py); generated ones are
-# kept short so that the runner's work during this test stays small.
+# All-bot matches are played by the background runner (app/background/bot_runner.py); generated
+# ones are kept short so that the runner's work during this test stays small.
 ALL_BOT_TARGET_CAP = 50
 NO_SCORING = {"majority_points", "basra_points", "jack_basra_points"}
 ASTRAL_FORMAT = re.compile(

@@ -1,6 +1,6 @@
 """Bounded work: a game of bots alone answers 201 at once and is played by a background runner
-(app.bot_runner), which hands unfinished games over across processes and restarts; in process,
-on SQLite and PostgreSQL. The gunicorn runs are in test_bounded_work_under_gunicorn.py."""
+(app.background.bot_runner), which hands unfinished games over across processes and restarts; in
+process, on SQLite and PostgreSQL. The gunicorn runs are in test_bounded_work_under_gunicorn.py."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import update
 
 from app import create_app
-from app.bot_runner import BotRunner
+from app.background.bot_runner import BotRunner
 from app.persistence import GameRow
 from app.services import bots, games
 from app.services.creation import Player

@@ -1,6 +1,7 @@
 """What gunicorn refuses before the app sees it is problem+json too: an over-long request line
 (414), too many or too large headers (431), a request that is not HTTP (400). Run against real
-gunicorn with gunicorn.conf.py, for each worker class the mixin of app/workers.py supports."""
+gunicorn with gunicorn.conf.py, for each worker class the mixin of app/server/workers.py
+supports."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A client that never closes its end cannot stall the server (app/lingering.py).
+"""A client that never closes its end cannot stall the server (app/server/lingering.py).
 
 gunicorn's threaded worker closed every finished connection on its event loop's thread, waiting
 up to 2 s for the client to close too; a client that did not froze the whole worker meanwhile.
@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from app.lingering import LingeringCloses
+from app.server.lingering import LingeringCloses
 
 from .servers import Gunicorn, fresh_sqlite, gunicorn, held_by
 

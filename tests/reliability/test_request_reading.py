@@ -1,4 +1,5 @@
-"""A request is read by the event loop before a thread is given to it (app/request_reading.py).
+"""A request is read by the event loop before a thread is given to it
+(app/server/request_reading.py).
 
 gunicorn's threaded worker read each request's head on a pool thread, with a blocking read and
 no deadline: connections that sent part of a head and stopped kept every thread. The first tests
@@ -19,7 +20,7 @@ from typing import Any
 import pytest
 import requests
 
-from app.request_reading import RequestReader, Verdict, body_length, judge
+from app.server.request_reading import RequestReader, Verdict, body_length, judge
 
 from .servers import Gunicorn, migrate
 

@@ -26,7 +26,7 @@ from enum import Enum
 from functools import partial
 from typing import Any
 
-from app.nonblocking import recv_now
+from app.server.nonblocking import recv_now
 
 
 class Verdict(Enum):

@@ -11,7 +11,7 @@ whatever ``worker_class`` it chose:
     worker_class = with_problem_errors(worker_class, threads)
 
 A threaded (gthread) worker also gets ``EventLoopMixin``: its event loop reads requests and closes
-connections without a thread waiting on the client (app/request_reading.py, app/lingering.py).
+connections without a thread waiting on the client (request_reading.py, lingering.py here).
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from gunicorn.util import load_class, write_nonblock
 from gunicorn.workers.gthread import ThreadWorker
 
 from app.config import MAX_BODY_BYTES
-from app.lingering import LingeringCloses
-from app.request_reading import RequestReader, Verdict
+from app.server.lingering import LingeringCloses
+from app.server.request_reading import RequestReader, Verdict
 
 # gunicorn's exception -> our problem code (statuses and titles come from app.api.errors).
 _CODES: tuple[tuple[type[BaseException], str], ...] = (
@@ -102,10 +102,10 @@ class ProblemErrorsMixin:
 class EventLoopMixin:
     """Put before gunicorn's ``ThreadWorker``: its event loop, not its threads, waits on clients.
 
-    - A request is read by the loop (app/request_reading.py), and a pool thread is given to it
+    - A request is read by the loop (request_reading.py), and a pool thread is given to it
       once it is all in; one not in within ``REQUEST_READ_SECONDS`` (10 s) is closed.
     - A connection the pool is done with is closed by the loop without waiting for the client
-      (app/lingering.py), instead of gunicorn's ``close_graceful``, which waited up to 2 s for
+      (lingering.py), instead of gunicorn's ``close_graceful``, which waited up to 2 s for
       the client on the loop's own thread.
     """
 

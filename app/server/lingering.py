@@ -25,7 +25,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
 
-from app.nonblocking import recv_now
+from app.server.nonblocking import recv_now
 
 
 @dataclass(eq=False)
