@@ -36,7 +36,9 @@ def require_haproxy() -> None:
 
 
 class HAProxy:
-    def __init__(self, upstreams: list[str], log_dir: Path) -> None:
+    def __init__(
+        self, upstreams: list[str], log_dir: Path, env: dict[str, str] | None = None
+    ) -> None:
         self.port, self.stats_port = free_port(), free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = log_dir / f"haproxy-{self.port}.log"
@@ -46,6 +48,7 @@ class HAProxy:
             "LB_STATS_BIND": f"127.0.0.1:{self.stats_port}",
             "API_1": upstreams[0],
             "API_2": upstreams[1],
+            **(env or {}),
         }
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -107,9 +110,11 @@ class HAProxy:
 
 
 @contextlib.contextmanager
-def haproxy(upstreams: list[str], log_dir: Path) -> Iterator[HAProxy]:
+def haproxy(
+    upstreams: list[str], log_dir: Path, env: dict[str, str] | None = None
+) -> Iterator[HAProxy]:
     require_haproxy()
-    balancer = HAProxy(upstreams, log_dir)
+    balancer = HAProxy(upstreams, log_dir, env)
     try:
         balancer.start()
         yield balancer
