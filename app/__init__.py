@@ -71,22 +71,19 @@ def _stream_hub(app: Flask, database: Database) -> Any:
 def _register_bot_runner(app: Flask) -> None:
     """Games of bots alone are played by this, outside requests (started on demand, or by
     ``app.wsgi`` for a served app)."""
-    import hashlib
-    import tempfile
-    from pathlib import Path
-
     from app.background.bot_runner import BotRunner
+    from app.config import machine_file
     from app.services import bots
 
     uow = app.extensions["basra_uow"]
     stale = float(app.config["BOT_STALE_SECONDS"])
     # One lock file per machine and database: the workers of an instance take turns.
-    digest = hashlib.sha256(str(app.config["DATABASE_URL"]).encode()).hexdigest()[:16]
+    lock_path = machine_file("bot-runner", str(app.config["DATABASE_URL"]), ".lock")
     app.extensions["basra_bot_runner"] = BotRunner(
         lambda game_id, seconds: bots.play_bots(uow(), game_id, seconds),
         lambda: bots.claim_stale_bot_games(uow(), stale),
         sweep_seconds=min(5.0, stale / 2),
-        lock_path=str(Path(tempfile.gettempdir()) / f"basra-bot-runner-{digest}.lock"),
+        lock_path=str(lock_path),
     )
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+import stat
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -10,6 +13,20 @@ from typing import Any
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE_URL = f"sqlite:///{PROJECT_ROOT / 'var' / 'basra.sqlite3'}"
 MAX_BODY_BYTES = 64 * 1024
+
+
+def machine_file(kind: str, database_url: str, suffix: str) -> Path:
+    """A file the processes of one instance share (same machine, user and database), in a folder
+    of the temporary directory that only this user may enter, so that no other local user can
+    plant or read it at a name they could predict."""
+    folder = Path(tempfile.gettempdir()) / f"basra-{os.getuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    held = folder.lstat()
+    if not stat.S_ISDIR(held.st_mode) or held.st_uid != os.getuid() or held.st_mode & 0o077:
+        raise RuntimeError(f"{folder} must be a folder of this user's alone (mode 700)")
+    digest = hashlib.sha256(database_url.encode()).hexdigest()[:16]
+    return folder / f"{kind}-{digest}{suffix}"
+
 
 # Requests a client may make; "off" turns limiting off (benchmarks, load tests).
 DEFAULT_RATE_LIMIT = "600 per minute"  # per address

@@ -25,9 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, g, request
@@ -40,6 +38,7 @@ from app.api import limit_store
 from app.api.addresses import client_ip
 from app.api.errors import problem, seconds_until
 from app.api.requests import bearer_token
+from app.config import machine_file
 
 BOT_MOVE_COST = {"random": 1, "greedy": 1, "expert": 10}  # ~ CPU per move, greedy = 1
 BOTS_ONLY_CREATE_COST = 5
@@ -82,11 +81,9 @@ def storage_uri(config: dict[str, Any] | Any) -> str:
 
 
 def default_storage(database_url: str) -> str:
-    """A file in this machine's temporary folder, one per database: the workers of an instance
-    (same machine, same DATABASE_URL) share it; two apps on other databases do not."""
-    digest = hashlib.sha256(database_url.encode()).hexdigest()[:16]
-    path = Path(tempfile.gettempdir()) / f"basra-ratelimits-{digest}.sqlite3"
-    return f"{limit_store.SCHEME}://{path}"
+    """A file of this user's, one per database: the workers of an instance (same machine, same
+    DATABASE_URL) share it; two apps on other databases do not."""
+    return f"{limit_store.SCHEME}://{machine_file('ratelimits', database_url, '.sqlite3')}"
 
 
 @dataclass

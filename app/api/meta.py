@@ -67,8 +67,13 @@ def metrics_text() -> Response:
 
 @bp.get("/openapi.yaml")
 def openapi_yaml() -> Response:
-    api = current_app.extensions["basra_api"]
-    return Response(api.spec.to_yaml(), mimetype="application/yaml")
+    # Rendered once a process: YAML of the whole spec takes about 0.3 s of CPU, which anyone
+    # could otherwise spend for us as often as the address limit lets them.
+    text = current_app.extensions.get("basra_openapi_yaml")
+    if text is None:
+        text = current_app.extensions["basra_api"].spec.to_yaml()
+        current_app.extensions["basra_openapi_yaml"] = text
+    return Response(text, mimetype="application/yaml")
 
 
 # Swagger UI ships inside the swagger-ui-bundle package (no CDN). Only the files the page

@@ -9,7 +9,9 @@ thread for as long as it keeps the connection: 600 such connections left a one-w
 
 ``RequestReader`` reads in the loop's selector instead, without blocking: a connection gets a
 thread once its whole head is in, with its body when the head gives a ``Content-Length`` of at
-most ``max_body`` bytes (a JSON body of this API), so that the thread never waits on the client.
+most ``max_body`` bytes (a JSON body of this API) or a chunked body, whose chunks are read until
+the last one (one adding up to more than ``max_body`` is refused, 413), so that the thread never
+waits on the client.
 One that has not sent all that within ``seconds`` of its first chance is closed, as HAProxy's
 ``timeout http-request`` does. A head larger than ``max_head`` is refused (431) without reading on.
 What it read goes to gunicorn's own parser untouched: gunicorn still judges the request.
@@ -34,6 +36,7 @@ class Verdict(Enum):
     READY = "ready"  # hand it to a thread
     GONE = "gone"  # the client closed (or reset) before sending a whole request
     TOO_LARGE = "too_large"  # a head longer than any this server reads
+    BODY_TOO_LARGE = "body_too_large"  # chunks that add up to more than the app accepts
 
 
 @dataclass(eq=False)
@@ -43,6 +46,8 @@ class _Reading:
     data: bytearray = field(default_factory=bytearray)
     searched: int = 0  # the head's end is not in data[:searched] (each byte is looked at once)
     whole: int | None = None  # once the head is in: the request's length with its body
+    chunk_at: int | None = None  # a chunked body: where its next chunk-size line starts
+    chunked_bytes: int = 0  # the sizes of the chunks read so far
 
 
 # (connection, the bytes read) -> None
@@ -145,11 +150,46 @@ def advance(entry: _Reading, max_head: int, max_body: int) -> Verdict:
         entry.searched = len(entry.data)
         if end == -1:
             return Verdict.TOO_LARGE if len(entry.data) > max_head else Verdict.WAIT
-        length = body_length(bytes(entry.data[:end]))
-        if length is None or length > max_body:
+        head = bytes(entry.data[:end])
+        length = body_length(head)
+        if length is None and is_chunked(head):
+            entry.chunk_at = end + gap
+            entry.whole = -1  # known once the last chunk is in
+        elif length is None or length > max_body:
             return Verdict.READY  # the thread reads the body (or the app refuses it, 413)
-        entry.whole = end + gap + length
+        else:
+            entry.whole = end + gap + length
+    if entry.chunk_at is not None:
+        return advance_chunks(entry, max_body)
     return Verdict.READY if len(entry.data) >= entry.whole else Verdict.WAIT
+
+
+def advance_chunks(entry: _Reading, max_body: int) -> Verdict:
+    """Walk the chunks in so far, from where the last call stopped (each chunk is walked once).
+    A malformed chunk goes to gunicorn's parser, which refuses it (400)."""
+    data = entry.data
+    while True:
+        at = entry.chunk_at
+        assert at is not None
+        line_end = data.find(b"\r\n", at)
+        if line_end == -1:
+            return Verdict.READY if len(data) - at > 1024 else Verdict.WAIT
+        try:
+            size = int(bytes(data[at:line_end]).split(b";", 1)[0].strip(), 16)
+        except ValueError:
+            return Verdict.READY
+        entry.chunked_bytes += size
+        if entry.chunked_bytes > max_body:
+            return Verdict.BODY_TOO_LARGE
+        if size == 0:  # the last chunk, then trailers up to a blank line
+            if data.startswith(b"\r\n", line_end + 2):
+                return Verdict.READY
+            return Verdict.READY if data.find(b"\r\n\r\n", line_end) != -1 else Verdict.WAIT
+        following = line_end + 2 + size + 2
+        if len(data) < following:
+            entry.chunked_bytes -= size  # walked again once it is all in
+            return Verdict.WAIT
+        entry.chunk_at = following
 
 
 def head_end(data: bytes | bytearray, start: int = 0) -> tuple[int, int]:
@@ -159,6 +199,13 @@ def head_end(data: bytes | bytearray, start: int = 0) -> tuple[int, int]:
     if bare != -1 and (end == -1 or bare < end):
         end, gap = bare, 2
     return end, gap if end != -1 else 0
+
+
+def is_chunked(head: bytes) -> bool:
+    """Whether the head frames its body in chunks (and asks for nothing else first)."""
+    fields = [line.partition(b":") for line in head.split(b"\n")[1:]]
+    names = {name.strip().lower(): value.strip().lower() for name, _, value in fields}
+    return names.get(b"transfer-encoding") == b"chunked" and b"expect" not in names
 
 
 def body_length(head: bytes) -> int | None:

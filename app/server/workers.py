@@ -54,6 +54,7 @@ _DETAILS = {
     "uri_too_long": "the request line is longer than this server reads",
     "header_fields_too_large": "the request's headers are too many or too large",
     "bad_request": "the request is not well-formed HTTP",
+    "payload_too_large": "the request's body is larger than this server accepts",
 }
 
 
@@ -107,6 +108,8 @@ class EventLoopMixin:
     - A connection the pool is done with is closed by the loop without waiting for the client
       (lingering.py), instead of gunicorn's ``close_graceful``, which waited up to 2 s for
       the client on the loop's own thread.
+    - A thread writes an answer for at most ``RESPONSE_SEND_SECONDS`` (30 s) to a client that
+      does not read it; then the connection is closed and the thread is free again.
     """
 
     poller: Any
@@ -132,6 +135,20 @@ class EventLoopMixin:
             conn.init()  # makes the parser (gunicorn's own handle() then finds it made)
             conn.parser.unreader.unread(early)
         return super().handle(conn)  # type: ignore[misc]
+
+    def handle_request(self, req: Any, conn: Any) -> Any:
+        # gunicorn's handle() makes the socket blocking before each request, which clears any
+        # timeout; set here, it bounds each whole sendall of the answer (and of a stream's
+        # catching up), however slowly the client takes it.
+        conn.sock.settimeout(_send_seconds())
+        try:
+            return super().handle_request(req, conn)  # type: ignore[misc]
+        except TimeoutError:
+            self.log.warning(  # type: ignore[attr-defined]
+                "Closed a connection whose client did not read its answer within %s s",
+                _send_seconds(),
+            )
+            return False
 
     def finish_request(self, conn: Any, done: Any) -> None:
         # gunicorn's own finish_request closes gracefully exactly when the request's handler
@@ -165,9 +182,11 @@ class EventLoopMixin:
 
     def _request_refused(self, conn: Any, verdict: Verdict) -> None:
         self.nr_conns -= 1
-        if verdict is Verdict.TOO_LARGE:
+        refusal = {Verdict.TOO_LARGE: "header_fields_too_large",
+                   Verdict.BODY_TOO_LARGE: "payload_too_large"}.get(verdict)  # fmt: skip
+        if refusal is not None:
             with suppress(OSError):
-                conn.sock.send(problem_response("header_fields_too_large"))
+                conn.sock.send(problem_response(refusal))
         self._lingering().close(conn.sock)
 
     def _requests(self) -> RequestReader:
@@ -183,6 +202,10 @@ class EventLoopMixin:
         if self._closes is None:
             self._closes = LingeringCloses(self.poller)
         return self._closes
+
+
+def _send_seconds() -> float:
+    return float(os.environ.get("RESPONSE_SEND_SECONDS") or 30)
 
 
 def _resolve(worker_class: str | type, threads: int) -> type:

@@ -47,6 +47,17 @@ def test_openapi_yaml_is_served(client):
     assert yaml.safe_load(response.data)["info"]["title"] == "Egyptian Basra"
 
 
+def test_openapi_yaml_is_rendered_once_a_process(client, app, monkeypatch):
+    # Rendering it takes about 0.3 s of CPU: it must not be anyone's to spend per request.
+    rendered = []
+    spec = app.extensions["basra_api"].spec
+    to_yaml = spec.to_yaml
+    monkeypatch.setattr(spec, "to_yaml", lambda: rendered.append(1) or to_yaml())
+    app.extensions.pop("basra_openapi_yaml", None)
+    bodies = {client.get("/openapi.yaml").get_data() for _ in range(3)}
+    assert len(bodies) == 1 and rendered == [1]
+
+
 def test_docs_page_uses_assets_served_by_the_app_itself(client):
     page = client.get("/docs")
     assert page.status_code == 200

@@ -38,7 +38,17 @@ HEAD = b"POST /games HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n"
         (HEAD + b"Content-Length: 2\r\n\r\n{}", Verdict.READY),
         (HEAD + b"content-length: 2\r\n\r\n{}GET / HTTP/1.1\r\n", Verdict.READY),  # pipelined
         (HEAD + b"Content-Length: 999999\r\n\r\n", Verdict.READY),  # the app answers 413
-        (HEAD + b"Transfer-Encoding: chunked\r\n\r\n", Verdict.READY),  # the thread reads it
+        (HEAD + b"Transfer-Encoding: chunked\r\n\r\n", Verdict.WAIT),  # chunks to come
+        (HEAD + b"Transfer-Encoding: chunked\r\n\r\n1\r\n{", Verdict.WAIT),
+        (HEAD + b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n", Verdict.WAIT),
+        (HEAD + b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", Verdict.READY),
+        (
+            HEAD + b"Transfer-Encoding: chunked\r\n\r\n2;x=y\r\n{}\r\n0\r\nT: 1\r\n\r\n",
+            Verdict.READY,
+        ),  # an extension and a trailer
+        (HEAD + b"Transfer-Encoding: chunked\r\n\r\nzz\r\n", Verdict.READY),  # gunicorn: 400
+        (HEAD + b"Transfer-Encoding: chunked\r\n\r\n10001\r\n", Verdict.BODY_TOO_LARGE),
+        (HEAD + b"Transfer-Encoding: chunked\r\nExpect: 100-continue\r\n\r\n", Verdict.READY),
         (HEAD + b"Expect: 100-continue\r\nContent-Length: 2\r\n\r\n", Verdict.READY),
         (b"GET /" + b"x" * 70_000, Verdict.TOO_LARGE),
     ],
@@ -238,6 +248,89 @@ def test_requests_sent_in_pieces_within_the_deadline_are_answered(one_worker):
         while chunk := sock.recv(65536):
             answer += chunk
     assert answer.startswith(b"HTTP/1.1 201"), answer[:200]
+
+
+def chunked(body: bytes, size: int) -> bytes:
+    pieces = [body[at : at + size] for at in range(0, len(body), size)]
+    return b"".join(b"%x\r\n%s\r\n" % (len(piece), piece) for piece in pieces) + b"0\r\n\r\n"
+
+
+def whole_answer(sock: socket.socket) -> bytes:
+    answer = b""
+    while chunk := sock.recv(65536):
+        answer += chunk
+    return answer
+
+
+@pytest.mark.slow
+def test_chunked_bodies_that_stall_do_not_take_the_threads(one_worker):
+    # A chunked POST that stops after one byte was handed to a thread, which then waited on it.
+    chunk_head = HEAD + b"Transfer-Encoding: chunked\r\n\r\n"
+    slow = [slow_client(one_worker, chunk_head + b"1\r\n{") for _ in range(16)]
+    try:
+        with requests.Session() as other:
+            for _ in range(10):
+                assert other.get(f"{one_worker.url}/healthz", timeout=5).status_code == 200
+        started = time.monotonic()
+        assert slow[0].recv(100) == b""  # closed with no answer, at the deadline
+        assert time.monotonic() - started < 5
+    finally:
+        for sock in slow:
+            sock.close()
+
+
+@pytest.mark.slow
+def test_a_chunked_body_sent_in_pieces_is_answered(one_worker):
+    body = json.dumps({"players": [{"name": "Ann"}, {"bot": "greedy"}]}).encode()
+    request = HEAD + b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+    request += chunked(body, 7)
+    with socket.create_connection(("127.0.0.1", one_worker.port), timeout=10) as sock:
+        for start in range(0, len(request), 20):
+            sock.sendall(request[start : start + 20])
+            time.sleep(0.01)
+        answer = whole_answer(sock)
+    assert answer.startswith(b"HTTP/1.1 201"), answer[:200]
+
+
+@pytest.mark.slow
+def test_a_chunked_body_over_the_limit_is_a_413_problem(one_worker):
+    request = HEAD + b"Transfer-Encoding: chunked\r\n\r\n" + b"%x\r\n" % (70_000) + b"x" * 1000
+    with socket.create_connection(("127.0.0.1", one_worker.port), timeout=10) as sock:
+        sock.sendall(request)
+        answer = whole_answer(sock)
+    status, _, body = answer.partition(b"\r\n\r\n")
+    assert status.startswith(b"HTTP/1.1 413"), answer[:200]
+    assert json.loads(body)["code"] == "payload_too_large"
+
+
+@pytest.mark.slow
+def test_clients_that_do_not_read_their_answers_are_let_go(tmp_path):
+    # Each pipelines large GETs and never reads: its thread blocks in sendall once the socket
+    # buffers are full. Four of them hold all four threads, for RESPONSE_SEND_SECONDS at most.
+    url = f"sqlite:///{tmp_path / 'basra.sqlite3'}"
+    migrate(url)
+    server = Gunicorn(url, tmp_path, workers=1,
+                      env={"GUNICORN_THREADS": "4", "RESPONSE_SEND_SECONDS": "2"})  # fmt: skip
+    asked = b"GET /docs/assets/swagger-ui-bundle.js HTTP/1.1\r\nHost: a\r\n\r\n" * 20
+    readers: list[socket.socket] = []
+    try:
+        server.start()
+        for _ in range(4):
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before the handshake
+            sock.settimeout(10)
+            sock.connect(("127.0.0.1", server.port))
+            sock.sendall(asked)
+            readers.append(sock)
+        time.sleep(1)
+        started = time.monotonic()
+        assert requests.get(f"{server.url}/healthz", timeout=10).status_code == 200
+        assert time.monotonic() - started < 5  # without a send deadline: never
+        assert "did not read its answer within 2.0 s" in server.log()
+    finally:
+        for sock in readers:
+            sock.close()
+        server.stop()
 
 
 @pytest.mark.slow
