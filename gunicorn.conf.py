@@ -54,7 +54,7 @@ threads = int(os.environ.get("GUNICORN_THREADS", "1024"))
 keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", "5"))
 worker_connections = int(os.environ.get("GUNICORN_WORKER_CONNECTIONS", "2000"))
 # A gthread worker's streams are kept below its threads, so that moves and views always find one
-# (app/services/stream_slots.py); past that a new stream is a 503. STREAM_LIMIT overrides it.
+# (app/live/stream_slots.py); past that a new stream is a 503. STREAM_LIMIT overrides it.
 if worker_class == "gthread":
     from app.config import stream_limit
 

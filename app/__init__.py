@@ -22,9 +22,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from app.api.addresses import trusted_proxies
     from app.api.encoding import install as install_json
     from app.config import MAX_BODY_BYTES, load_settings, streams_per_address
+    from app.live.stream_slots import StreamSlots
     from app.persistence import Database, SqlUnitOfWork
     from app.services.game_images import GameImages
-    from app.services.stream_slots import StreamSlots
 
     app = Flask(__name__)
     app.config.update(load_settings(config))
@@ -52,9 +52,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 def _stream_hub(app: Flask, database: Database) -> Any:
     """The process's hub of live streams; its one thread starts with the first stream.
     PostgreSQL pushes news of commits (one LISTEN per process); SQLite is polled."""
+    from app.live.hub import Hub, Listen, NewsSink, NoticeSource
     from app.persistence import SqlUnitOfWork
     from app.persistence.notifications import Listener
-    from app.services.hub import Hub, Listen, NewsSink, NoticeSource
 
     def listen(sink: NewsSink, wake_every: float) -> NoticeSource:
         return Listener(database.url, sink, wake_every)

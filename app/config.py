@@ -42,7 +42,7 @@ DEFAULT_SWEEP_INTERVAL_SECONDS = 1.0
 DEFAULT_WAITING_TTL_SECONDS = 24 * 60 * 60
 DEFAULT_GAME_IMAGES = 1000
 # Each open live stream holds one of its worker's threads (gthread); this many of them are kept
-# for everything else whatever the streams (app/services/stream_slots.py).
+# for everything else whatever the streams (app/live/stream_slots.py).
 SPARE_THREADS = 64
 # A household or an office behind one address watches this many games live in each worker.
 DEFAULT_STREAMS_PER_ADDRESS = "32"
@@ -102,7 +102,7 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         # The live streams one process holds at once (gunicorn.conf.py sets it from its threads);
         # unset: no bound, for a server whose streams hold no thread of their own.
         "STREAM_LIMIT": int(os.environ["STREAM_LIMIT"]) if os.environ.get("STREAM_LIMIT") else None,
-        # ...and one address at once in one process (app/services/stream_slots.py); "off": none.
+        # ...and one address at once in one process (app/live/stream_slots.py); "off": none.
         "STREAMS_PER_ADDRESS": os.environ.get("STREAMS_PER_ADDRESS") or DEFAULT_STREAMS_PER_ADDRESS,
         # A game of bots alone unchanged this long is nobody's: a bot runner claims it.
         "BOT_STALE_SECONDS": float(os.environ.get("BOT_STALE_SECONDS") or 10.0),

@@ -1,7 +1,7 @@
 """Who sent a request: the connection's peer, or, when the peer is a proxy we trust, the client
 that the proxy names in ``X-Forwarded-For``.
 
-Every limit per address (app/api/limits.py, app/services/stream_slots.py) keys on this. Behind a
+Every limit per address (app/api/limits.py, app/live/stream_slots.py) keys on this. Behind a
 balancer the peer of every request is the balancer: counted by peer, all of a site's users
 would share one address's budget, and a stranger who spent it (20 games a minute) would stop
 everybody. Only a peer listed in ``TRUSTED_PROXIES`` is believed; anybody else could write any

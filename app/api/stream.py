@@ -16,12 +16,13 @@ from app.api.errors import ApiError, problem
 from app.api.games import _uow, blp
 from app.api.limits import client_address
 from app.api.requests import query
+from app.live import feed
+from app.live.hub import Hub
+from app.live.outlet import Outlet
+from app.live.records import Record
+from app.live.stream_slots import NoSlot, StreamSlots
 from app.observability import metrics
-from app.services import feed, games
-from app.services.hub import Hub
-from app.services.outlet import Outlet
-from app.services.records import Record
-from app.services.stream_slots import NoSlot, StreamSlots
+from app.services import games
 
 EVENT_STREAM = "text/event-stream"
 KEEPALIVE_SECONDS = 15.0

@@ -46,6 +46,8 @@ from psycopg.pq import TransactionStatus
 from psycopg.types.json import Json
 from sqlalchemy import Connection, Engine
 
+from app.live.feed import is_ended
+from app.live.records import GameFacts, record_of
 from app.persistence.json_codec import json_text
 from app.persistence.libpq import OnConnection, Prepared
 from app.persistence.notifications import CHANNEL, notice_text
@@ -62,10 +64,8 @@ from app.persistence.repository import (
     _stored_state,
 )
 from app.services.errors import ConcurrentUpdate, Unavailable
-from app.services.feed import is_ended
 from app.services.log import EventRecord
 from app.services.model import GameRecord, Seat
-from app.services.records import GameFacts, record_of
 from app.services.unit_of_work import StoredResult
 
 # The seats ride along with their game as one JSON array: one statement, one result.

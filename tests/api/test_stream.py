@@ -221,7 +221,7 @@ def test_a_stream_writes_to_the_servers_socket_as_the_server_frames_the_body(
     """gunicorn lends its socket (``gunicorn.socket``); what the hub writes there must be framed
     as gunicorn frames what the response yields: chunked for HTTP/1.1, bare for 1.0."""
     from app.api.stream import _outlet
-    from app.services.records import Record
+    from app.live.records import Record
 
     with socket.socket() as sock:
         environ = {"gunicorn.socket": sock, "SERVER_PROTOCOL": protocol, "REQUEST_METHOD": method}

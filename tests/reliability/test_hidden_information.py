@@ -333,7 +333,7 @@ def test_a_planted_leak_is_found(client: Any, monkeypatch: Any) -> None:
 
 def test_a_planted_stream_leak_is_found(client: Any, monkeypatch: Any) -> None:
     """The detector sees the stream too: `dealt` records that show the first dealt card."""
-    from app.services import records
+    from app.live import records
 
     def leaky_dealt(data: dict[str, Any], _game: Any) -> dict[str, Any]:
         return {"round": data["round"], "dealer": data["dealer"], "top": data["deck"][0]}

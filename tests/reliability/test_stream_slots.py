@@ -1,4 +1,4 @@
-"""Live streams cannot take every thread of a worker (app/services/stream_slots.py).
+"""Live streams cannot take every thread of a worker (app/live/stream_slots.py).
 
 Each open stream keeps one of a gthread worker's threads. Before, a client that opened as many
 streams as a worker has threads left it answering nothing else for the streams' hour. Now the
@@ -17,7 +17,7 @@ import pytest
 import requests
 
 from app.config import stream_limit
-from app.services.stream_slots import NoSlot, StreamSlots
+from app.live.stream_slots import NoSlot, StreamSlots
 
 from .servers import Gunicorn, fresh_sqlite, gunicorn
 from .support import problem_errors

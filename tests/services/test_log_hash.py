@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
 
+from app.live.records import Record
 from app.services.log import canonical_json, event_hash
-from app.services.records import Record
 
 # What a log entry's data is made of: names (any text a player may send, accents, emoji,
 # quotes, backslashes and control characters included), card codes, integers, flags, null.

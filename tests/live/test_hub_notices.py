@@ -7,10 +7,10 @@ import threading
 
 import pytest
 
+from app.live.feed import Page
+from app.live.hub import Channel, Hub
+from app.live.records import Record
 from app.persistence.notifications import MAX_NOTICE, notice_text, parse_notice
-from app.services.feed import Page
-from app.services.hub import Channel, Hub
-from app.services.records import Record
 
 
 def move(version: int, card: str = "7D") -> Record:
@@ -98,7 +98,7 @@ def test_records_that_leave_a_gap_are_read_from_the_log_instead(monkeypatch):
         reads.append(after)
         return Page([move(6), move(7), move(8), move(9)], 9, False)
 
-    monkeypatch.setattr("app.services.hub.feed.read", read)
+    monkeypatch.setattr("app.live.hub.feed.read", read)
     hub = Hub(Log)
     channel = watched(hub, 5)
     hub.notify("g1", 9, after=7, page=Page([move(8), move(9)], 9, False))

@@ -7,7 +7,7 @@ A stream that fell further behind than the ring (a slow reader) reads the log it
 its own last version. Nothing is queued per stream, so a client that stops reading holds up
 nobody but itself, and memory does not grow with a slow reader.
 
-A stream whose server lends it its socket (``Outlet``, app/services/outlet.py) is written to by
+A stream whose server lends it its socket (``Outlet``, app/live/outlet.py) is written to by
 the thread that brings the records, as long as it keeps up; its own thread sleeps meanwhile.
 That thread writes a game's streams once for all the notices that reached it together, and at
 most every ``write_every`` seconds (0.1 s served): a game that moves faster has its moves in
@@ -28,10 +28,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from app.services import feed
-from app.services.feed import Page
-from app.services.outlet import Outlet, Render
-from app.services.records import Record
+from app.live import feed
+from app.live.feed import Page
+from app.live.outlet import Outlet, Render
+from app.live.records import Record
 from app.services.unit_of_work import AbstractUnitOfWork
 
 log = logging.getLogger(__name__)

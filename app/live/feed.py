@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.live.records import GameFacts, Record, record_of
 from app.services.errors import NotFound
 from app.services.model import ACTIVE, WAITING
-from app.services.records import GameFacts, Record, record_of
 from app.services.unit_of_work import AbstractUnitOfWork
 
 PAGE = 500  # events read at once; a long match has a few hundred

@@ -14,10 +14,10 @@ from contextlib import suppress
 import pytest
 
 from app.api.stream import sse
-from app.services.feed import Page
-from app.services.hub import Hub
-from app.services.outlet import Outlet
-from app.services.records import Record
+from app.live.feed import Page
+from app.live.hub import Hub
+from app.live.outlet import Outlet
+from app.live.records import Record
 
 
 def move(version: int) -> Record:

@@ -25,8 +25,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from app.live.records import Record
 from app.server.nonblocking import send_now  # keeps the GIL: the hub's thread serves many sockets
-from app.services.records import Record
 
 # A batch of records (an empty one: a keep-alive) as the bytes that go on the wire.
 Render = Callable[[list[Record]], bytes]
