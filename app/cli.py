@@ -5,29 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from app.config import PROJECT_ROOT, load_settings
-
-if TYPE_CHECKING:
-    from alembic.config import Config
-
-
-def alembic_config(database_url: str) -> Config:
-    from alembic.config import Config
-
-    config = Config(str(PROJECT_ROOT / "alembic.ini"))
-    config.set_main_option("script_location", str(PROJECT_ROOT / "migrations"))
-    config.attributes["database_url"] = database_url  # not via the ini: '%' in URLs
-    return config
-
-
-def migrate_database(database_url: str | None = None) -> None:
-    """Bring the database up to the newest migration (creating a SQLite file if needed)."""
-    from alembic import command
-
-    url = database_url or load_settings()["DATABASE_URL"]
-    command.upgrade(alembic_config(url), "head")
+from app.config import PROJECT_ROOT
+from app.persistence.schema import migrate_database
 
 
 def openapi_document() -> str:

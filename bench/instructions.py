@@ -39,7 +39,7 @@ def count_inside(tree: str, moves: int, sqlite: bool) -> None:
     import profile_move  # the tree's own, and its app
 
     from app import create_app
-    from app.cli import migrate_database
+    from app.persistence.schema import migrate_database
     from app.server.gc_tuning import tune_for_requests
 
     def dump(label: str) -> None:

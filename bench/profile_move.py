@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from sqlalchemy import create_engine, event, text
 
 from app import create_app
-from app.cli import migrate_database
+from app.persistence.schema import migrate_database
 from app.server.gc_tuning import tune_for_requests
 
 ADMIN_URL = os.environ.get(

@@ -27,7 +27,7 @@ from sqlalchemy.engine import make_url
 
 from app import create_app
 from app.api.errors import PROBLEM_JSON
-from app.cli import migrate_database
+from app.persistence.schema import migrate_database
 
 POSTGRES_SERVER_URL = os.environ.get(
     "TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"

@@ -16,9 +16,8 @@ from conftest import PostgresDatabase  # tests/conftest.py, on the path as the r
 from prometheus_client.parser import text_string_to_metric_families
 
 from app import create_app
-from app.cli import alembic_config, migrate_database
 from app.observability import logs
-from app.persistence.schema import newest_revisions
+from app.persistence.schema import alembic_config, migrate_database, newest_revisions
 
 from .helpers import bearer, human_vs_bot
 

@@ -50,7 +50,7 @@ def unavailable(reason: str) -> None:
 
 def _migrate(url: str) -> None:
     try:
-        from app.cli import migrate_database
+        from app.persistence.schema import migrate_database
     except ImportError:
         env = {**os.environ, "DATABASE_URL": url}
         subprocess.run([sys.executable, "-m", "app.cli", "migrate"], env=env, cwd=ROOT, check=True)

@@ -11,10 +11,10 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, inspect, text
 
 from app import create_app
-from app.cli import alembic_config, migrate_database
 from app.engine.state import RoundResults
 from app.persistence import Database, SqlUnitOfWork
 from app.persistence.models import Base
+from app.persistence.schema import alembic_config, migrate_database
 from app.services import audit
 from app.services.views import game_view
 

@@ -22,7 +22,7 @@ from .test_unit_of_work import a_move_to_save, a_won_race, loaded
 
 @pytest.fixture
 def database(tmp_path: Path) -> Iterator[Database]:
-    from app.cli import migrate_database
+    from app.persistence.schema import migrate_database
 
     url = f"sqlite:///{tmp_path / 'basra.sqlite3'}"
     migrate_database(url)

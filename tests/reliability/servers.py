@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from app.cli import migrate_database
+from app.persistence.schema import migrate_database
 
 from .support import ROOT
 

@@ -12,7 +12,7 @@ import pytest
 import requests
 
 from app import create_app
-from app.cli import migrate_database
+from app.persistence.schema import migrate_database
 
 from .servers import Gunicorn, fresh_sqlite
 from .support import assert_problem, bearer
