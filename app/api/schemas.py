@@ -429,7 +429,8 @@ class ViewSchema(Schema):
         },
     )
     resigned = fields.Integer(
-        allow_none=True, **_doc("The side that resigned, if the match ended so")
+        allow_none=True,
+        **_doc("The side that resigned, or forfeited (nobody played it), if the match ended so"),
     )
     custom_deck = fields.Boolean(
         required=True, **_doc("true when the creator fixed round 1's deck (`deck`)")
@@ -672,9 +673,17 @@ class TimeoutRecordSchema(Schema):
 
 
 class ResignedRecordSchema(Schema):
-    """Stream record `resigned`: a seat resigned, and its side lost the match."""
+    """Stream record `resigned`: a seat resigned, or its side forfeited, and the side lost the
+    match."""
 
-    side = fields.Integer(required=True, **_doc("The side that resigned"))
+    side = fields.Integer(required=True, **_doc("The side that resigned or forfeited"))
+    reason = fields.String(
+        validate=validate.OneOf(["abandoned"]),
+        **_doc(
+            "Only for a forfeit: `abandoned` (the bot took the last seat a human played, after "
+            "its timeouts)"
+        ),
+    )
 
 
 class OverRecordSchema(Schema):

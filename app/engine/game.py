@@ -21,8 +21,10 @@ from app.engine.errors import (
     TurnNotOver,
 )
 from app.engine.events import (
+    ABANDONED,
     CardPlayed,
     Event,
+    Forfeited,
     HandsDealt,
     MatchEnded,
     Resigned,
@@ -66,11 +68,13 @@ class Play:
 @dataclass(frozen=True, slots=True)
 class TimeOut:
     """The turn clock of ``seat`` ran out at ``deadline``; it is ``now`` (the caller's
-    clock: the engine never reads one)."""
+    clock: the engine never reads one). ``bots``: the seats bots play by design (the
+    engine knows only the seats it handed to a bot itself)."""
 
     seat: int
     deadline: datetime
     now: datetime
+    bots: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +198,19 @@ def _time_out(state: GameState, command: TimeOut) -> list[Event]:
     over = any(isinstance(event, MatchEnded) for event in events)
     if in_a_row >= state.rules.max_timeouts and not over:
         events.append(SeatTakenByBot(seat, TAKEOVER_BOT))
+        bots = {*command.bots, *state.taken_by_bot, seat}
+        if len(bots) == state.players:
+            events.extend(_abandoned(state, seat))
     return events
+
+
+def _abandoned(state: GameState, seat: int) -> list[Event]:
+    """The bot took the last seat a human played: the match ends there, the seat's side
+    losing (nobody wins if a human of the other side was taken over too). Played on by bots
+    alone, a match to a high target was a long run of work nobody asked for."""
+    side = side_of(seat)
+    left_too = any(side_of(other) != side for other in state.taken_by_bot)
+    return [Forfeited(seat, side, ABANDONED), MatchEnded(winner=None if left_too else 1 - side)]
 
 
 def _resign(state: GameState, seat: int) -> list[Event]:
@@ -350,7 +366,7 @@ def _apply_seat_taken_by_bot(state: GameState, event: SeatTakenByBot) -> None:
     state.taken_by_bot = sorted({*state.taken_by_bot, event.seat})
 
 
-def _apply_resigned(state: GameState, event: Resigned) -> None:
+def _apply_resigned(state: GameState, event: Resigned | Forfeited) -> None:
     state.resigned = event.side
 
 
@@ -363,6 +379,7 @@ _APPLY: dict[type[Any], Callable[[GameState, Any], None]] = {
     TurnTimedOut: _apply_turn_timed_out,
     SeatTakenByBot: _apply_seat_taken_by_bot,
     Resigned: _apply_resigned,
+    Forfeited: _apply_resigned,  # a forfeit ends the match as a resignation does
 }
 
 
@@ -407,8 +424,10 @@ class Game:
         self.events.extend(events)
         return events
 
-    def time_out(self, seat: int, deadline: datetime, now: datetime) -> list[Event]:
-        return self.execute(TimeOut(seat, deadline, now))
+    def time_out(
+        self, seat: int, deadline: datetime, now: datetime, bots: frozenset[int] = frozenset()
+    ) -> list[Event]:
+        return self.execute(TimeOut(seat, deadline, now, bots))
 
     def resign(self, seat: int) -> list[Event]:
         return self.execute(Resign(seat))

@@ -260,8 +260,10 @@ def test_a_cursor_past_the_games_version_waits_at_the_games_version(live, monkey
     )
     game, token = human_vs_bot(live)
     url = f"/games/{game['id']}/stream"
-    future = LiveReader(live, url + ("?after=999999" if how == "query" else ""),
-                        headers={"Last-Event-ID": "999999"} if how == "header" else None)  # fmt: skip
+    if how == "query":
+        future = LiveReader(live, url + "?after=999999")
+    else:
+        future = LiveReader(live, url, headers={"Last-Event-ID": "999999"})
     normal = LiveReader(live, url)
     try:
         assert normal.take(1)[0].event == "dealt"

@@ -5,13 +5,17 @@ row the greedy bot takes the seat, so an abandoned match still ends and shows it
 from __future__ import annotations
 
 import threading
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
+
+import pytest
 
 from app import create_app
 
 from .clock_support import clock_at, kinds, later, parse_deadline, sweep, verified
 from .helpers import bearer, create
+from .sse import records
 from .support import assert_problem, events, moves, play, play_ok, stacked_humans, view
 
 HANDS = [["4S", "AC", "3H", "KD"], ["2D", "9C", "QS", "6H"]]
@@ -175,3 +179,43 @@ def test_a_seat_token_still_reads_its_view_while_the_clock_runs(client):
     game_id, tokens = clocked(client)
     response = client.get(f"/games/{game_id}", headers=bearer(tokens[0]))
     assert response.status_code == 200 and response.get_json()["legal_moves"]
+
+
+ALONE_AMONG_EXPERTS = {
+    "players": [{"name": "A"}, {"bot": "expert"}, {"bot": "expert"}, {"bot": "expert"}],
+    "rules": {"turn_seconds": 5, "max_timeouts": 1, "target_score": 10000},
+}
+
+
+@pytest.mark.parametrize("who", ["a spectator's GET", "the sweeper"])
+def test_a_human_who_walks_away_from_bots_forfeits_and_nothing_plays_the_match_out(
+    app, client, who
+):
+    """Once the bot takes the only human seat, the match ends there (``Forfeited``), logged,
+    streamed as `resigned`, replayed and verified; no request or sweep plays a match of bots
+    alone to 10,000 points (before: 100 rounds in one transaction, 50 s for a spectator)."""
+    created = client.post("/games", json=ALONE_AMONG_EXPERTS).get_json()
+    game_id = created["id"]
+    at = later(6)
+    started = time.monotonic()
+    if who == "the sweeper":
+        assert sweep(app, at) == 1
+        final = view(client, game_id)
+    else:
+        with clock_at(app, at):
+            final = view(client, game_id)
+    assert time.monotonic() - started < 2
+    assert final["status"] == "finished" and final["winner"] == 1 and final["resigned"] == 0
+    assert final["deadline"] is None and final["rounds"] == []
+    logged = events(client, game_id)
+    assert [e["type"] for e in logged][-5:] == [
+        "CardPlayed", "SeatTakenByBot", "Forfeited", "MatchEnded", "SeedRevealed"]  # fmt: skip
+    assert logged[-3]["data"] == {"seat": 0, "side": 0, "reason": "abandoned"}
+    streamed = records(client.get(f"/games/{game_id}/stream").get_data(as_text=True))
+    assert [(r.event, r.data) for r in streamed[-2:]] == [
+        ("resigned", {"side": 0, "reason": "abandoned"}),
+        ("over", {"winner": 1, "scores": [0, 0]}),
+    ]
+    verified(client, game_id)
+    last = client.get(f"/games/{game_id}/replay?step=1").get_json()["state"]
+    assert last["status"] == "finished" and last["winner"] == 1

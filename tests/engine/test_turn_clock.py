@@ -19,6 +19,7 @@ from app.engine import (
     OVER,
     PLAYING,
     CardPlayed,
+    Forfeited,
     Game,
     GameNotActive,
     GameState,
@@ -179,6 +180,36 @@ def test_a_timeout_that_ends_the_match_hands_no_seat_to_a_bot() -> None:
     events = decide(state, TimeOut(1, T0, LATE))
     assert isinstance(events[-1], MatchEnded)
     assert not any(isinstance(event, SeatTakenByBot) for event in events)
+
+
+@pytest.mark.parametrize(("players", "bots", "winner"), [(4, {1, 2, 3}, 1), (2, {1}, 1)])
+def test_when_the_bot_takes_the_last_human_seat_its_side_forfeits(
+    players: int, bots: set[int], winner: int
+) -> None:
+    """One human among bots walks away: the match ends there, not played on by bots alone."""
+    game = dealt_game(Rules(turn_seconds=5, max_timeouts=1, target_score=10000), players)
+    assert game.state.turn == 0
+    events = game.time_out(0, T0, LATE, frozenset(bots))
+    assert events[-3:] == [SeatTakenByBot(0, "greedy"), Forfeited(0, 0, "abandoned"),
+                           MatchEnded(winner)]  # fmt: skip
+    assert game.state.phase == OVER and game.state.winner == winner
+    assert game.state.resigned == 0
+    assert replay(game.state.rules, players, game.events).to_dict() == game.state.to_dict()
+
+
+def test_a_human_left_playing_keeps_the_match_going_after_a_takeover() -> None:
+    game = dealt_game(Rules(turn_seconds=5, max_timeouts=1), 4)
+    events = game.time_out(0, T0, LATE, frozenset({1, 3}))  # seat 2 is a human still
+    assert events[-1] == SeatTakenByBot(0, "greedy") and game.state.phase == PLAYING
+
+
+def test_when_every_human_of_both_sides_walked_away_nobody_wins() -> None:
+    game = dealt_game(Rules(turn_seconds=5, max_timeouts=1, target_score=10000))
+    game.time_out(0, T0, LATE)  # seat 0 taken; seat 1 still a human
+    assert game.state.phase == PLAYING
+    events = game.time_out(1, T0, LATE)
+    assert events[-2:] == [Forfeited(1, 1, "abandoned"), MatchEnded(None)]
+    assert game.state.winner is None
 
 
 # ---- resignation

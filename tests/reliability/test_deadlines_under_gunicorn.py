@@ -90,3 +90,39 @@ def test_a_clock_runs_out_with_no_request_and_survives_a_restart(tmp_path):
         assert verify["ok"], verify
     finally:
         server.stop()
+
+
+def test_a_human_who_walks_away_from_experts_costs_the_server_one_turn(tmp_path):
+    """One human and three expert bots, to 10,000 points, a 5 s clock and one timeout allowed:
+    the sweeper times the human out, the bot takes the seat and the match ends there, so a
+    spectator's GET meanwhile stays fast (before: the sweeper played up to 100 rounds in one
+    transaction, and a GET that came first did it itself, in 50 s)."""
+    url = f"sqlite:///{tmp_path / 'basra.sqlite3'}"
+    migrate(url)
+    server = Gunicorn(url, tmp_path, workers=1)
+    server.env["SWEEP_INTERVAL_SECONDS"] = "0.5"
+    server.env.pop("SWEEPER", None)
+    players = [{"name": "A"}, {"bot": "expert"}, {"bot": "expert"}, {"bot": "expert"}]
+    rules = {"turn_seconds": TURN_SECONDS, "max_timeouts": 1, "target_score": 10000}
+    try:
+        server.start()
+        created = requests.post(
+            f"{server.url}/games", json={"players": players, "rules": rules}, timeout=10
+        )
+        assert created.status_code == 201, created.text
+        game_id = created.json()["id"]
+        slowest, state = 0.0, created.json()["state"]
+        end = time.monotonic() + TURN_SECONDS + 10
+        while state["status"] == "active" and time.monotonic() < end:
+            started = time.monotonic()
+            state = requests.get(f"{server.url}/games/{game_id}", timeout=30).json()
+            slowest = max(slowest, time.monotonic() - started)
+            time.sleep(0.2)
+        assert state["status"] == "finished" and state["resigned"] == 0, state
+        assert slowest < 2, f"a spectator's GET took {slowest:.2f} s"
+        health = requests.get(f"{server.url}/healthz", timeout=5)
+        assert health.status_code == 200
+        verify = requests.get(f"{server.url}/games/{game_id}/verify", timeout=10).json()
+        assert verify["ok"], verify
+    finally:
+        server.stop()
