@@ -425,7 +425,9 @@ class ViewSchema(Schema):
         metadata={
             "format": "date-time",
             "description": "When the turn's clock runs out (ISO 8601 UTC): the server then "
-            "plays for the seat to move. Null: no clock, a bot's turn, or not being played",
+            "plays for the seat to move. With no clock (`turn_seconds` null), when the idle "
+            "limit (`idle_seconds`) runs out: the side to move then forfeits. Null: a bot's "
+            "turn, or not being played",
         },
     )
     resigned = fields.Integer(
@@ -678,10 +680,11 @@ class ResignedRecordSchema(Schema):
 
     side = fields.Integer(required=True, **_doc("The side that resigned or forfeited"))
     reason = fields.String(
-        validate=validate.OneOf(["abandoned"]),
+        validate=validate.OneOf(["abandoned", "idle"]),
         **_doc(
             "Only for a forfeit: `abandoned` (the bot took the last seat a human played, after "
-            "its timeouts)"
+            "its timeouts) or `idle` (no turn clock, and the seat to move let `idle_seconds` "
+            "pass)"
         ),
     )
 

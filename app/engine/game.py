@@ -22,6 +22,7 @@ from app.engine.errors import (
 )
 from app.engine.events import (
     ABANDONED,
+    IDLE,
     CardPlayed,
     Event,
     Forfeited,
@@ -67,9 +68,9 @@ class Play:
 
 @dataclass(frozen=True, slots=True)
 class TimeOut:
-    """The turn clock of ``seat`` ran out at ``deadline``; it is ``now`` (the caller's
-    clock: the engine never reads one). ``bots``: the seats bots play by design (the
-    engine knows only the seats it handed to a bot itself)."""
+    """The turn clock of ``seat`` ran out at ``deadline`` (with no clock: its idle limit);
+    it is ``now`` (the caller's clock: the engine never reads one). ``bots``: the seats bots
+    play by design (the engine knows only the seats it handed to a bot itself)."""
 
     seat: int
     deadline: datetime
@@ -174,11 +175,14 @@ def timeout_card(state: GameState) -> Card:
 
 
 def turn_deadline(state: GameState, now: datetime, bots: Collection[int]) -> datetime | None:
-    """When the seat to move runs out of time, counted from ``now``: None when no clock
-    runs (no ``turn_seconds``, no turn, or a bot's turn: ``bots`` or a seat taken over)."""
+    """When the seat to move runs out of time, counted from ``now``: ``turn_seconds``, or
+    ``idle_seconds`` with no clock; None when no turn is to be made or a bot makes it
+    (``bots`` or a seat taken over)."""
     seconds = state.rules.turn_seconds
+    if seconds is None:
+        seconds = state.rules.idle_seconds
     seat = state.turn
-    if seconds is None or state.phase != PLAYING or seat is None:
+    if state.phase != PLAYING or seat is None:
         return None
     if seat in bots or seat in state.taken_by_bot:
         return None
@@ -190,6 +194,9 @@ def _time_out(state: GameState, command: TimeOut) -> list[Event]:
     if command.now < command.deadline:
         raise TurnNotOver(f"seat {command.seat} has until {command.deadline.isoformat()}")
     seat = command.seat
+    if state.rules.turn_seconds is None:  # no clock: the idle limit passed
+        side = side_of(seat)
+        return [Forfeited(seat, side, IDLE), MatchEnded(winner=1 - side)]
     card = timeout_card(state)
     in_a_row = state.timeouts[seat] + 1
     deadline = command.deadline.isoformat().replace("+00:00", "Z")

@@ -36,11 +36,59 @@ def test_a_clocked_game_shows_when_the_turn_runs_out(client):
     assert view(client, game_id)["deadline"] == view(client, game_id, tokens[0])["deadline"]
 
 
-def test_a_game_without_a_clock_has_no_deadline(client):
+def test_a_game_without_a_clock_has_its_idle_limit_as_its_deadline(client):
+    before = datetime.now(UTC)
     body, _ = stacked_humans(client, HANDS, FLOOR)
     assert body["rules"]["turn_seconds"] is None and body["rules"]["max_timeouts"] == 3
-    assert body["state"]["deadline"] is None
-    assert view(client, body["id"])["deadline"] is None
+    assert body["rules"]["idle_seconds"] == 86400
+    deadline = parse_deadline(body["state"]["deadline"])
+    assert before + timedelta(days=1) <= deadline <= later(86400)
+    assert view(client, body["id"])["deadline"] == body["state"]["deadline"]
+
+
+@pytest.mark.parametrize("who", ["the sweeper", "the next request"])
+def test_with_no_clock_a_seat_that_lets_its_idle_limit_pass_forfeits_for_its_side(app, client, who):
+    """Nobody is left waiting on a player who walked away: ``Forfeited`` (`idle`), the other
+    side wins, logged, streamed as `resigned`, replayed and verified like a resignation."""
+    body, tokens = stacked_humans(client, HANDS, FLOOR, rules={"idle_seconds": 60})
+    game_id = body["id"]
+    with clock_at(app, later(30)):
+        play_ok(client, game_id, tokens[0], "4S")  # seat 1's turn: its idle limit starts now
+    sweep(app, later(60))
+    assert view(client, game_id)["status"] == "active"  # not yet
+    at = later(95)
+    if who == "the sweeper":
+        sweep(app, at)
+        final = view(client, game_id, tokens[0])
+    else:
+        with clock_at(app, at):
+            final = view(client, game_id, tokens[0])
+    assert final["status"] == "finished" and final["winner"] == 0 and final["resigned"] == 1
+    assert final["deadline"] is None
+    logged = events(client, game_id)
+    assert [e["type"] for e in logged][-3:] == ["Forfeited", "MatchEnded", "SeedRevealed"]
+    assert logged[-3]["data"] == {"seat": 1, "side": 1, "reason": "idle"}
+    assert "TurnTimedOut" not in kinds(client, game_id) and len(moves(client, game_id)) == 1
+    streamed = records(client.get(f"/games/{game_id}/stream").get_data(as_text=True))
+    assert [(r.event, r.data) for r in streamed[-2:]] == [
+        ("resigned", {"side": 1, "reason": "idle"}),
+        ("over", {"winner": 0, "scores": [0, 0]}),
+    ]
+    verified(client, game_id)
+    last = client.get(f"/games/{game_id}/replay?step=1").get_json()["state"]
+    assert last["status"] == "finished" and last["winner"] == 0
+    assert_problem(play(client, game_id, tokens[1], "2D"), 409, "game_not_active")
+
+
+def test_the_idle_limit_is_a_rule_of_5_s_to_30_days(client):
+    for value in (4, 2592001, None, "60"):
+        answer = client.post(
+            "/games", json={"players": [{"name": "A"}, {"bot": "greedy"}],
+                            "rules": {"idle_seconds": value}})  # fmt: skip
+        assert_problem(answer, 422, "invalid_request")
+    rules = client.get("/rules").get_json()["options"]
+    idle = next(option for option in rules if option["name"] == "idle_seconds")
+    assert (idle["default"], idle["minimum"], idle["maximum"]) == (86400, 5, 2592000)
 
 
 def test_a_bots_turn_and_a_finished_game_have_no_deadline(client):
@@ -199,7 +247,7 @@ def test_a_human_who_walks_away_from_bots_forfeits_and_nothing_plays_the_match_o
     at = later(6)
     started = time.monotonic()
     if who == "the sweeper":
-        assert sweep(app, at) == 1
+        sweep(app, at)
         final = view(client, game_id)
     else:
         with clock_at(app, at):

@@ -137,12 +137,41 @@ def test_only_the_seat_to_move_can_time_out_and_only_while_the_match_is_on() -> 
         game.time_out(0, T0, LATE)
 
 
-def test_the_deadline_runs_only_on_a_human_turn_under_a_clock() -> None:
+def test_the_deadline_runs_only_on_a_human_turn_its_clock_or_else_its_idle_limit() -> None:
     game = dealt_game()
     assert turn_deadline(game.state, T0, bots=()) == T0 + timedelta(seconds=30)
     assert turn_deadline(game.state, T0, bots={0}) is None  # seat 0 moves, and is a bot
-    assert turn_deadline(dealt_game(Rules()).state, T0, bots=()) is None  # no clock
+    no_clock = dealt_game(Rules()).state
+    assert turn_deadline(no_clock, T0, bots=()) == T0 + timedelta(days=1)  # the idle limit
+    assert turn_deadline(no_clock, T0, bots={0}) is None
     assert turn_deadline(GameState.new(CLOCK, 2), T0, bots=()) is None  # nothing dealt
+
+
+@pytest.mark.parametrize(("value", "ok"), [(86400, True), (5, True), (2592000, True),
+                                           (4, False), (2592001, False), (None, False),
+                                           (True, False)])  # fmt: skip
+def test_the_idle_limit_is_5_s_to_30_days_and_a_day_by_default(value: Any, ok: bool) -> None:
+    assert Rules().idle_seconds == 86400
+    if ok:
+        assert Rules.from_dict({"idle_seconds": value}).idle_seconds == value
+    else:
+        with pytest.raises(InvalidRules):
+            Rules.from_dict({"idle_seconds": value})
+
+
+@pytest.mark.parametrize(("players", "seat"), [(2, 0), (2, 1), (4, 3)])
+def test_with_no_clock_the_idle_seat_forfeits_for_its_side(players: int, seat: int) -> None:
+    game = dealt_game(Rules(idle_seconds=60), players)
+    while game.state.turn != seat:
+        game.play(game.state.turn, game.state.hands[game.state.turn][0])
+    with pytest.raises(TurnNotOver):
+        game.time_out(seat, LATE, T0)
+    side = seat % 2
+    events = game.time_out(seat, T0, LATE)
+    assert events == [Forfeited(seat, side, "idle"), MatchEnded(1 - side)]  # no card played
+    assert game.state.phase == OVER and game.state.winner == 1 - side
+    assert game.state.resigned == side and game.state.turn is None
+    assert replay(game.state.rules, players, game.events).to_dict() == game.state.to_dict()
 
 
 # ---- timeouts in a row, and the bot taking the seat
