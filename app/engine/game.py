@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -178,15 +179,24 @@ def turn_deadline(state: GameState, now: datetime, bots: Collection[int]) -> dat
     """When the seat to move runs out of time, counted from ``now``: ``turn_seconds``, or
     ``idle_seconds`` with no clock; None when no turn is to be made or a bot makes it
     (``bots`` or a seat taken over)."""
-    seconds = state.rules.turn_seconds
-    if seconds is None:
-        seconds = state.rules.idle_seconds
     seat = state.turn
     if state.phase != PLAYING or seat is None:
         return None
     if seat in bots or seat in state.taken_by_bot:
         return None
+    seconds = state.rules.turn_seconds
+    if seconds is None:
+        return idle_deadline(now, state.rules.idle_seconds)
     return now + timedelta(seconds=seconds)
+
+
+def idle_deadline(now: datetime, seconds: int) -> datetime:
+    """``seconds`` from ``now``, rounded up to a whole 96th of them (15 minutes of the default
+    day; whole seconds at least): the moves of a game that comes soon after one another leave
+    its deadline as it was, so their saves do not rewrite the deadline's index each time."""
+    step = max(1, seconds // 96)
+    due = (now + timedelta(seconds=seconds)).timestamp()
+    return datetime.fromtimestamp(math.ceil(due / step) * step, now.tzinfo)
 
 
 def _time_out(state: GameState, command: TimeOut) -> list[Event]:

@@ -144,6 +144,8 @@ def test_the_deadline_runs_only_on_a_human_turn_its_clock_or_else_its_idle_limit
     no_clock = dealt_game(Rules()).state
     assert turn_deadline(no_clock, T0, bots=()) == T0 + timedelta(days=1)  # the idle limit
     assert turn_deadline(no_clock, T0, bots={0}) is None
+    soon = T0 + timedelta(minutes=3, seconds=7)  # rounded up to the quarter hour: unchanged
+    assert turn_deadline(no_clock, soon, bots=()) == T0 + timedelta(days=1, minutes=15)
     assert turn_deadline(GameState.new(CLOCK, 2), T0, bots=()) is None  # nothing dealt
 
 
