@@ -18,6 +18,7 @@ import requests
 from sqlalchemy import create_engine, text
 
 from .servers import Gunicorn, migrate
+from .support import write_report
 
 pytestmark = [pytest.mark.slow]
 
@@ -134,6 +135,7 @@ def test_a_human_who_walks_away_from_experts_costs_the_server_one_turn(served: G
     assert created.status_code == 201, created.text
     game_id = created.json()["id"]
     state, slowest = _poll_until_over(served, game_id, TURN_SECONDS + 10)
+    write_report("walked_away_from_experts", {"slowest_spectator_get_s": slowest})
     assert state["status"] == "finished" and state["resigned"] == 0, state
     assert slowest < 2, f"a spectator's GET took {slowest:.2f} s"
     assert requests.get(f"{served.url}/healthz", timeout=5).status_code == 200
