@@ -165,9 +165,17 @@ def _note_retry_after(response: Response) -> Response:
     return response
 
 
+# The answers that tell a client to come back later (RFC 9110, 10.2.3): a refusal for now.
+RETRY_LATER = (429, 503)
+
+
 def _keep_retry_after(response: Response) -> Response:
+    """Retry-After as the answer said it, on a 429 or 503 only: flask-limiter puts one on
+    every answer, 200s included, which told clients and caches to wait for nothing."""
     kept = g.pop("basra_retry_after", None)
-    if kept is not None:
+    if response.status_code not in RETRY_LATER:
+        response.headers.pop("Retry-After", None)
+    elif kept is not None:
         response.headers["Retry-After"] = kept
     return response
 

@@ -425,11 +425,14 @@ class ViewSchema(Schema):
         metadata={
             "format": "date-time",
             "description": "When the turn's clock runs out (ISO 8601 UTC): the server then "
-            "plays for the seat to move. Null: no clock, a bot's turn, or not being played",
+            "plays for the seat to move. With no clock (`turn_seconds` null), when the idle "
+            "limit (`idle_seconds`) runs out: the side to move then forfeits. Null: a bot's "
+            "turn, or not being played",
         },
     )
     resigned = fields.Integer(
-        allow_none=True, **_doc("The side that resigned, if the match ended so")
+        allow_none=True,
+        **_doc("The side that resigned, or forfeited (nobody played it), if the match ended so"),
     )
     custom_deck = fields.Boolean(
         required=True, **_doc("true when the creator fixed round 1's deck (`deck`)")
@@ -672,9 +675,18 @@ class TimeoutRecordSchema(Schema):
 
 
 class ResignedRecordSchema(Schema):
-    """Stream record `resigned`: a seat resigned, and its side lost the match."""
+    """Stream record `resigned`: a seat resigned, or its side forfeited, and the side lost the
+    match."""
 
-    side = fields.Integer(required=True, **_doc("The side that resigned"))
+    side = fields.Integer(required=True, **_doc("The side that resigned or forfeited"))
+    reason = fields.String(
+        validate=validate.OneOf(["abandoned", "idle"]),
+        **_doc(
+            "Only for a forfeit: `abandoned` (the bot took the last seat a human played, after "
+            "its timeouts) or `idle` (no turn clock, and the seat to move let `idle_seconds` "
+            "pass)"
+        ),
+    )
 
 
 class OverRecordSchema(Schema):

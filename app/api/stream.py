@@ -30,6 +30,7 @@ MAX_SECONDS = 3600.0  # then the client reconnects with Last-Event-ID, to anothe
 RETRY_MS = 2000
 FULL_RETRY_SECONDS = 5  # when this process, or the address, holds all it may (StreamSlots)
 _VERSION = re.compile(r"^[0-9]{1,10}$")
+_LARGEST = 2**31 - 1  # the log's seq column; any version past the game's reads as the game's
 RECORDS_DOC = "\n".join(
     f"- `{name}`: #/components/schemas/{schema.__name__.removesuffix('Schema')}"
     for name, schema in schemas.STREAM_RECORDS.items()
@@ -43,7 +44,8 @@ schema of each one's data:
 {RECORDS_DOC}
 
 Reconnect with `Last-Event-ID` (EventSource does it by itself) or `?after=<version>` to get
-every record after that version, then live ones: nothing is missed or repeated. A comment line
+every record after that version, then live ones: nothing is missed or repeated. A version past
+the game's own is read as the game's version: the stream waits for the next record. A comment line
 (`: keep-alive`) comes every 15 s when nothing else does; the stream ends after `over`, and after
 an hour (reconnect with `Last-Event-ID`). Public information only: no token is needed, and no
 record carries a hand, the stock's cards, a legal move or a seed. A seated client refreshes its
@@ -62,7 +64,7 @@ def _after(game_id: str) -> int:
                     "Last-Event-ID must be a version this stream sent",
                     errors={"Last-Event-ID": ["a version: 0..9999999999"]},
                 )
-            after = int(header)
+            after = min(int(header), _LARGEST)  # past the game's version: feed.read clamps
     except ApiError:
         games.check_access(_uow(), game_id, None)  # 404 before 422
         raise

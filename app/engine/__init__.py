@@ -18,6 +18,7 @@ from app.engine.events import (
     EVENT_TYPES,
     CardPlayed,
     Event,
+    Forfeited,
     HandsDealt,
     MatchEnded,
     Resigned,
@@ -52,7 +53,8 @@ EVENT_TYPES_BY_NAME = EVENT_TYPES
 __all__ = [
     "BASRA", "DEALING", "EVENT_TYPES", "EVENT_TYPES_BY_NAME", "FULL_DECK", "JACK_BASRA", "OVER",
     "PLAYER_COUNTS", "PLAYING", "TAKEOVER_BOT", "Capture", "Card",
-    "CardNotInHand", "CardPlayed", "Deal", "EngineError", "Event", "Game", "GameNotActive",
+    "CardNotInHand", "CardPlayed", "Deal", "EngineError", "Event", "Forfeited", "Game",
+    "GameNotActive",
     "GameState", "HandsDealt", "InvalidCard", "InvalidDeck", "InvalidRules", "MatchEnded",
     "NotDealing", "NotYourTurn", "Play", "Resign", "Resigned", "RoundDealt", "RoundScored",
     "Rules", "SeatTakenByBot", "SeatView", "TimeOut", "TurnNotOver",

@@ -56,6 +56,10 @@ OPTION_HELP: dict[str, tuple[str, str]] = {
         "Timeouts before a bot takes over",
         "After this many timeouts in a row the greedy bot plays that seat.",
     ),
+    "idle_seconds": (
+        "Idle limit",
+        "With no turn clock: seconds a player may leave a turn before their side forfeits.",
+    ),
 }
 
 VALUE_HELP: dict[str, dict[str, str]] = {

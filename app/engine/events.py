@@ -124,14 +124,31 @@ class Resigned:
     side: int
 
 
+ABANDONED = "abandoned"  # Forfeited.reason: no seat was left to a human (after timeouts)
+IDLE = "idle"  # Forfeited.reason: no clock, and the seat to move let the idle limit pass
+
+
+@dataclass(frozen=True, slots=True)
+class Forfeited:
+    """Nobody plays for ``seat`` any more, and its side loses as if it had resigned (a
+    ``MatchEnded`` follows). ``reason``: `abandoned`, the bot took the last seat a human
+    played, after its timeouts (the other side wins, or nobody if its humans left too);
+    `idle`, a game with no turn clock whose seat to move let `idle_seconds` pass (the other
+    side wins)."""
+
+    seat: int
+    side: int
+    reason: str
+
+
 Event = (
     RoundDealt | CardPlayed | HandsDealt | RoundScored | MatchEnded | TurnTimedOut
-    | SeatTakenByBot | Resigned
+    | SeatTakenByBot | Resigned | Forfeited
 )  # fmt: skip
 EVENT_TYPES: dict[str, type[Any]] = {
     cls.__name__: cls
     for cls in (RoundDealt, CardPlayed, HandsDealt, RoundScored, MatchEnded, TurnTimedOut,
-                SeatTakenByBot, Resigned)
+                SeatTakenByBot, Resigned, Forfeited)
 }  # fmt: skip
 _CARD_LISTS = ("deck", "captured", "leftover")
 _INT_LISTS = ("cards", "basras", "jack_basras", "points")

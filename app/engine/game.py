@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -21,8 +22,11 @@ from app.engine.errors import (
     TurnNotOver,
 )
 from app.engine.events import (
+    ABANDONED,
+    IDLE,
     CardPlayed,
     Event,
+    Forfeited,
     HandsDealt,
     MatchEnded,
     Resigned,
@@ -65,12 +69,14 @@ class Play:
 
 @dataclass(frozen=True, slots=True)
 class TimeOut:
-    """The turn clock of ``seat`` ran out at ``deadline``; it is ``now`` (the caller's
-    clock: the engine never reads one)."""
+    """The turn clock of ``seat`` ran out at ``deadline`` (with no clock: its idle limit);
+    it is ``now`` (the caller's clock: the engine never reads one). ``bots``: the seats bots
+    play by design (the engine knows only the seats it handed to a bot itself)."""
 
     seat: int
     deadline: datetime
     now: datetime
+    bots: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,15 +176,27 @@ def timeout_card(state: GameState) -> Card:
 
 
 def turn_deadline(state: GameState, now: datetime, bots: Collection[int]) -> datetime | None:
-    """When the seat to move runs out of time, counted from ``now``: None when no clock
-    runs (no ``turn_seconds``, no turn, or a bot's turn: ``bots`` or a seat taken over)."""
-    seconds = state.rules.turn_seconds
+    """When the seat to move runs out of time, counted from ``now``: ``turn_seconds``, or
+    ``idle_seconds`` with no clock; None when no turn is to be made or a bot makes it
+    (``bots`` or a seat taken over)."""
     seat = state.turn
-    if seconds is None or state.phase != PLAYING or seat is None:
+    if state.phase != PLAYING or seat is None:
         return None
     if seat in bots or seat in state.taken_by_bot:
         return None
+    seconds = state.rules.turn_seconds
+    if seconds is None:
+        return idle_deadline(now, state.rules.idle_seconds)
     return now + timedelta(seconds=seconds)
+
+
+def idle_deadline(now: datetime, seconds: int) -> datetime:
+    """``seconds`` from ``now``, rounded up to a whole 96th of them (15 minutes of the default
+    day; whole seconds at least): the moves of a game that comes soon after one another leave
+    its deadline as it was, so their saves do not rewrite the deadline's index each time."""
+    step = max(1, seconds // 96)
+    due = (now + timedelta(seconds=seconds)).timestamp()
+    return datetime.fromtimestamp(math.ceil(due / step) * step, now.tzinfo)
 
 
 def _time_out(state: GameState, command: TimeOut) -> list[Event]:
@@ -186,6 +204,9 @@ def _time_out(state: GameState, command: TimeOut) -> list[Event]:
     if command.now < command.deadline:
         raise TurnNotOver(f"seat {command.seat} has until {command.deadline.isoformat()}")
     seat = command.seat
+    if state.rules.turn_seconds is None:  # no clock: the idle limit passed
+        side = side_of(seat)
+        return [Forfeited(seat, side, IDLE), MatchEnded(winner=1 - side)]
     card = timeout_card(state)
     in_a_row = state.timeouts[seat] + 1
     deadline = command.deadline.isoformat().replace("+00:00", "Z")
@@ -194,7 +215,19 @@ def _time_out(state: GameState, command: TimeOut) -> list[Event]:
     over = any(isinstance(event, MatchEnded) for event in events)
     if in_a_row >= state.rules.max_timeouts and not over:
         events.append(SeatTakenByBot(seat, TAKEOVER_BOT))
+        bots = {*command.bots, *state.taken_by_bot, seat}
+        if len(bots) == state.players:
+            events.extend(_abandoned(state, seat))
     return events
+
+
+def _abandoned(state: GameState, seat: int) -> list[Event]:
+    """The bot took the last seat a human played: the match ends there, the seat's side
+    losing (nobody wins if a human of the other side was taken over too). Played on by bots
+    alone, a match to a high target was a long run of work nobody asked for."""
+    side = side_of(seat)
+    left_too = any(side_of(other) != side for other in state.taken_by_bot)
+    return [Forfeited(seat, side, ABANDONED), MatchEnded(winner=None if left_too else 1 - side)]
 
 
 def _resign(state: GameState, seat: int) -> list[Event]:
@@ -350,7 +383,7 @@ def _apply_seat_taken_by_bot(state: GameState, event: SeatTakenByBot) -> None:
     state.taken_by_bot = sorted({*state.taken_by_bot, event.seat})
 
 
-def _apply_resigned(state: GameState, event: Resigned) -> None:
+def _apply_resigned(state: GameState, event: Resigned | Forfeited) -> None:
     state.resigned = event.side
 
 
@@ -363,6 +396,7 @@ _APPLY: dict[type[Any], Callable[[GameState, Any], None]] = {
     TurnTimedOut: _apply_turn_timed_out,
     SeatTakenByBot: _apply_seat_taken_by_bot,
     Resigned: _apply_resigned,
+    Forfeited: _apply_resigned,  # a forfeit ends the match as a resignation does
 }
 
 
@@ -407,8 +441,10 @@ class Game:
         self.events.extend(events)
         return events
 
-    def time_out(self, seat: int, deadline: datetime, now: datetime) -> list[Event]:
-        return self.execute(TimeOut(seat, deadline, now))
+    def time_out(
+        self, seat: int, deadline: datetime, now: datetime, bots: frozenset[int] = frozenset()
+    ) -> list[Event]:
+        return self.execute(TimeOut(seat, deadline, now, bots))
 
     def resign(self, seat: int) -> list[Event]:
         return self.execute(Resign(seat))

@@ -28,6 +28,7 @@ LIMITS: dict[str, tuple[int, int]] = {
     "basra_points": (0, 1000),
     "jack_basra_points": (0, 1000),
     "max_timeouts": (1, 10),
+    "idle_seconds": (5, 30 * 24 * 60 * 60),
 }
 # Integers that may also be None. turn_seconds: None is no clock at all, else this many
 # seconds per turn (API.md item 13).
@@ -50,6 +51,9 @@ class Rules:
     jack_basra_points: int = 30
     turn_seconds: int | None = None  # None: no clock
     max_timeouts: int = 3  # timeouts in a row before the greedy bot takes the seat
+    # With no clock, how long the seat to move may leave its turn before its side forfeits,
+    # so that a game with a human seat ends even when its players walk away.
+    idle_seconds: int = 24 * 60 * 60
 
     @classmethod
     def from_dict(cls, options: Mapping[str, Any] | None) -> Rules:

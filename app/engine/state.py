@@ -241,7 +241,7 @@ class GameState:
     timeouts: list[int] = field(default_factory=list)
     taken_by_bot: list[int] = field(default_factory=list)
     timed_out: int | None = None
-    resigned: int | None = None  # the side that resigned, if the match ended so
+    resigned: int | None = None  # the side that resigned or forfeited, if the match ended so
 
     @classmethod
     def new(cls, rules: Rules, players: int) -> GameState:

@@ -48,7 +48,7 @@ class SeatView:
     hand: tuple[Card, ...]  # the seat's own hand; empty for a spectator
     legal_moves: tuple[Capture, ...]  # on the seat's turn: what each of its cards would do
     taken_by_bot: tuple[int, ...] = ()  # seats the bot plays after max_timeouts timeouts
-    resigned: int | None = None  # the side that resigned, if the match ended so
+    resigned: int | None = None  # the side that resigned or forfeited, if the match ended so
 
     @property
     def last_move(self) -> CardPlayed | None:

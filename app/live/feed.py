@@ -1,7 +1,10 @@
 """Reading a game's stream records from its event log: the one read every stream makes.
 
 Records come from the log itself, after a version the reader already has, so a stream that
-resumes from any version misses nothing and repeats nothing.
+resumes from any version misses nothing and repeats nothing. How far the log was read comes
+from the database too, never from the reader: a version past the game's own (a made-up
+``Last-Event-ID``) reads as the game's version, so a stream's cursor never runs ahead of the
+log, where it would wait for records that are already there, or never come.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ def read(uow: AbstractUnitOfWork, game_id: str, after: int, limit: int = PAGE) -
         raise NotFound(f"no game {game_id!r}")
     facts = GameFacts(progress.status, progress.scores)
     records = [r for e in events if (r := record_of(e.seq, e.type, e.data, facts))]
-    through = events[-1].seq if events else after
+    through = events[-1].seq if events else min(after, progress.version)
     return Page(records, through, is_ended(progress.status) and through >= progress.version)
 
 

@@ -259,11 +259,19 @@ class Hub:
                     return None
                 channel.changed.wait(remaining)
         try:
-            return feed.read(self.uow(), channel.game_id, cursor)
+            page = feed.read(self.uow(), channel.game_id, cursor)
         except Exception as error:  # the database is away: keep the stream, try again soon
             log.warning("stream read failed for %s: %s", channel.game_id, type(error).__name__)
             time.sleep(0.5)
             return None
+        if page.records or page.through > cursor or page.ended:
+            return page
+        # The log had nothing after the cursor, whatever the channel said: wait for news, as
+        # a caught-up stream does, instead of reading again at once (a read that finds nothing
+        # must never turn into a loop that keeps a core busy).
+        with channel.changed:
+            news = channel.changed.wait(max(0.0, deadline - time.monotonic()))
+        return Page([], cursor, False) if news else None
 
     def _fetch(self, channel: Channel) -> None:
         """Read the game's new events once for all its streams (the watcher's thread), and

@@ -93,6 +93,10 @@ def _resigned(data: dict[str, Any], _game: GameFacts) -> dict[str, Any]:
     return {"side": data["side"] if "side" in data else side_of(data["seat"])}
 
 
+def _forfeited(data: dict[str, Any], _game: GameFacts) -> dict[str, Any]:
+    return _pick(data, "side", "reason")  # streamed as a resignation is: the side lost
+
+
 # log event type -> (record name, mapper)
 MAPPERS: dict[str, tuple[str, Mapper]] = {
     "SeatJoined": ("joined", _joined),
@@ -101,6 +105,7 @@ MAPPERS: dict[str, tuple[str, Mapper]] = {
     "RoundScored": ("round", _round),
     "TurnTimedOut": ("timeout", _timeout),
     "Resigned": ("resigned", _resigned),
+    "Forfeited": ("resigned", _forfeited),
     "MatchEnded": ("over", _over),
     "GameCancelled": ("over", _cancelled),
 }

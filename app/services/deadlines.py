@@ -61,8 +61,14 @@ def settle(game: GameRecord, now: datetime) -> Moves | None:
     if game.status == WAITING:
         cancel(game, now)
     elif game.status == ACTIVE and game.state.turn is not None:
-        execute(game, TimeOut(game.state.turn, deadline, now), moves)
-        advance(game, moves)  # bots reply, the next round is dealt
+        bots = frozenset(seat.seat for seat in game.seats if seat.bot is not None)
+        execute(game, TimeOut(game.state.turn, deadline, now, bots), moves)
+        # Bots reply up to the next human's turn, and the next round is dealt. Once no human
+        # is left to play (the bot took the last human seat) the match has ended, forfeited,
+        # in the TimeOut: nothing here plays a match of bots alone to its end.
+        advance(game, moves)
+        if game.status != ACTIVE and game.state.resigned is not None:
+            log.info("game %s forfeited by side %s", game.id, game.state.resigned)
     restamp(game, now)
     return moves
 

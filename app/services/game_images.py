@@ -56,6 +56,11 @@ class GameImage:
         version: int = self.fields["version"]
         return version
 
+    @property
+    def token_hashes(self) -> tuple[str | None, ...]:
+        """Each seat's token hash (None: a bot or an open seat)."""
+        return tuple(seat[4] for seat in self.seats)
+
     @classmethod
     def of(cls, game: GameRecord) -> GameImage | None:
         """The image of ``game`` as its committed save left it (None: it was not saved)."""

@@ -234,9 +234,14 @@ def _from_image(
     images: GameImages,
 ) -> Played | None:
     """The move decided from the game's image and saved, or None: there was none, its clock
-    ran out, the move was refused or the save found the game moved on."""
+    ran out, the move was refused or the save found the game moved on. A token that holds
+    no seat of the image leaves it where it is, untouched: the database then refuses the
+    request, and a stranger's bogus moves cost the game's player nothing."""
+    kept = images.peek(command.game_id)
+    if kept is None or not _holds_a_seat(kept.token_hashes, command.token):
+        return None
     image = images.take(command.game_id)
-    if image is None:
+    if image is None:  # another request took it meanwhile
         return None
     game = image.record()
     if is_due(game, now):  # the timeout is settled from the database's state
@@ -251,6 +256,13 @@ def _from_image(
         return None
     metrics.image_used()
     return played
+
+
+def _holds_a_seat(token_hashes: Sequence[str | None], token: str | None) -> bool:
+    if token is None:
+        return False
+    digest = hash_token(token)
+    return any(same_hash(held, digest) for held in token_hashes)
 
 
 def _play_card_once(
@@ -311,8 +323,6 @@ def resign_game(
 ) -> ResignedGame:
     """The caller's side loses now: the match is over and its seed revealed."""
     moment = now or utc_now()
-    if images is not None:
-        images.forget(game_id)  # it would be stale after this; a match over keeps none
 
     def attempt() -> ResignedGame:
         with uow:
@@ -326,7 +336,10 @@ def resign_game(
             uow.commit()
             return ResignedGame(game_view(game, seat))
 
-    return retrying(attempt)
+    resigned = retrying(attempt)
+    if images is not None:  # only once it is done: a refused resignation leaves the image be
+        images.forget(game_id)  # stale now; a match over keeps none
+    return resigned
 
 
 def _invited(game: GameRecord, invite: str | None) -> bool:

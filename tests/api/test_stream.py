@@ -244,3 +244,46 @@ def test_a_stream_without_a_plain_socket_of_the_server_yields_its_records():
     with context.wrap_socket(socket.socket(), server_hostname="x") as tls:
         environ = {"gunicorn.socket": tls, "SERVER_PROTOCOL": "HTTP/1.1", "REQUEST_METHOD": "GET"}
         assert _outlet(environ) is None
+
+
+@pytest.mark.parametrize("how", ["query", "header"])
+def test_a_cursor_past_the_games_version_waits_at_the_games_version(live, monkeypatch, how):
+    """The cursor is the game's, from the database: a stream that claims a version the game
+    never had waits for the next record (with keep-alives), gets it, and leads no other stream
+    of the game to read the log in a loop."""
+    from app.services import feed
+
+    reads = []
+    read = feed.read
+    monkeypatch.setattr(
+        feed, "read", lambda *args, **kwargs: reads.append(1) or read(*args, **kwargs)
+    )
+    game, token = human_vs_bot(live)
+    url = f"/games/{game['id']}/stream"
+    if how == "query":
+        future = LiveReader(live, url + "?after=999999")
+    else:
+        future = LiveReader(live, url, headers={"Last-Event-ID": "999999"})
+    normal = LiveReader(live, url)
+    try:
+        assert normal.take(1)[0].event == "dealt"
+        future.wait_for_comments(2)  # 0.3 s keep-alives: it waits, it does not end
+        before = len(reads)
+        time.sleep(0.6)
+        assert len(reads) - before < 5, "a stream read the log again and again"
+        card = view(live, game["id"], token)["hand"][0]
+        answer = live.post(f"/games/{game['id']}/moves", json={"card": card}, headers=bearer(token))
+        applied = answer.get_json()["moves"]
+        for reader in (future, normal):
+            got = reader.take(len(applied), timeout=5)
+            assert [{k: r.data[k] for k in MOVE_FIELDS} for r in got] == applied
+    finally:
+        future.close()
+        normal.close()
+
+
+def test_a_cursor_past_a_finished_games_version_ends_at_once(client):
+    game = finished_bot_game(client)
+    response = stream(client, game["id"], headers={"Last-Event-ID": "9999999999"})
+    assert response.status_code == 200
+    assert records(response.get_data(as_text=True)) == []

@@ -221,6 +221,7 @@ def test_the_default_rules_are_those_in_bold() -> None:
         "jack_basra_points": 30,
         "turn_seconds": None,
         "max_timeouts": 3,
+        "idle_seconds": 86400,
     }
 
 

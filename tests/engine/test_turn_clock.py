@@ -20,6 +20,7 @@ from app.engine import (
     OVER,
     PLAYING,
     CardPlayed,
+    Forfeited,
     Game,
     GameNotActive,
     GameState,
@@ -137,12 +138,43 @@ def test_only_the_seat_to_move_can_time_out_and_only_while_the_match_is_on() -> 
         game.time_out(0, T0, LATE)
 
 
-def test_the_deadline_runs_only_on_a_human_turn_under_a_clock() -> None:
+def test_the_deadline_runs_only_on_a_human_turn_its_clock_or_else_its_idle_limit() -> None:
     game = dealt_game()
     assert turn_deadline(game.state, T0, bots=()) == T0 + timedelta(seconds=30)
     assert turn_deadline(game.state, T0, bots={0}) is None  # seat 0 moves, and is a bot
-    assert turn_deadline(dealt_game(Rules()).state, T0, bots=()) is None  # no clock
+    no_clock = dealt_game(Rules()).state
+    assert turn_deadline(no_clock, T0, bots=()) == T0 + timedelta(days=1)  # the idle limit
+    assert turn_deadline(no_clock, T0, bots={0}) is None
+    soon = T0 + timedelta(minutes=3, seconds=7)  # rounded up to the quarter hour: unchanged
+    assert turn_deadline(no_clock, soon, bots=()) == T0 + timedelta(days=1, minutes=15)
     assert turn_deadline(GameState.new(CLOCK, 2), T0, bots=()) is None  # nothing dealt
+
+
+@pytest.mark.parametrize(("value", "ok"), [(86400, True), (5, True), (2592000, True),
+                                           (4, False), (2592001, False), (None, False),
+                                           (True, False)])  # fmt: skip
+def test_the_idle_limit_is_5_s_to_30_days_and_a_day_by_default(value: Any, ok: bool) -> None:
+    assert Rules().idle_seconds == 86400
+    if ok:
+        assert Rules.from_dict({"idle_seconds": value}).idle_seconds == value
+    else:
+        with pytest.raises(InvalidRules):
+            Rules.from_dict({"idle_seconds": value})
+
+
+@pytest.mark.parametrize(("players", "seat"), [(2, 0), (2, 1), (4, 3)])
+def test_with_no_clock_the_idle_seat_forfeits_for_its_side(players: int, seat: int) -> None:
+    game = dealt_game(Rules(idle_seconds=60), players)
+    while game.state.turn != seat:
+        game.play(game.state.turn, game.state.hands[game.state.turn][0])
+    with pytest.raises(TurnNotOver):
+        game.time_out(seat, LATE, T0)
+    side = seat % 2
+    events = game.time_out(seat, T0, LATE)
+    assert events == [Forfeited(seat, side, "idle"), MatchEnded(1 - side)]  # no card played
+    assert game.state.phase == OVER and game.state.winner == 1 - side
+    assert game.state.resigned == side and game.state.turn is None
+    assert replay(game.state.rules, players, game.events).to_dict() == game.state.to_dict()
 
 
 # ---- timeouts in a row, and the bot taking the seat
@@ -180,6 +212,36 @@ def test_a_timeout_that_ends_the_match_hands_no_seat_to_a_bot() -> None:
     events = decide(state, TimeOut(1, T0, LATE))
     assert isinstance(events[-1], MatchEnded)
     assert not any(isinstance(event, SeatTakenByBot) for event in events)
+
+
+@pytest.mark.parametrize(("players", "bots", "winner"), [(4, {1, 2, 3}, 1), (2, {1}, 1)])
+def test_when_the_bot_takes_the_last_human_seat_its_side_forfeits(
+    players: int, bots: set[int], winner: int
+) -> None:
+    """One human among bots walks away: the match ends there, not played on by bots alone."""
+    game = dealt_game(Rules(turn_seconds=5, max_timeouts=1, target_score=10000), players)
+    assert game.state.turn == 0
+    events = game.time_out(0, T0, LATE, frozenset(bots))
+    assert events[-3:] == [SeatTakenByBot(0, "greedy"), Forfeited(0, 0, "abandoned"),
+                           MatchEnded(winner)]  # fmt: skip
+    assert game.state.phase == OVER and game.state.winner == winner
+    assert game.state.resigned == 0
+    assert replay(game.state.rules, players, game.events).to_dict() == game.state.to_dict()
+
+
+def test_a_human_left_playing_keeps_the_match_going_after_a_takeover() -> None:
+    game = dealt_game(Rules(turn_seconds=5, max_timeouts=1), 4)
+    events = game.time_out(0, T0, LATE, frozenset({1, 3}))  # seat 2 is a human still
+    assert events[-1] == SeatTakenByBot(0, "greedy") and game.state.phase == PLAYING
+
+
+def test_when_every_human_of_both_sides_walked_away_nobody_wins() -> None:
+    game = dealt_game(Rules(turn_seconds=5, max_timeouts=1, target_score=10000))
+    game.time_out(0, T0, LATE)  # seat 0 taken; seat 1 still a human
+    assert game.state.phase == PLAYING
+    events = game.time_out(1, T0, LATE)
+    assert events[-2:] == [Forfeited(1, 1, "abandoned"), MatchEnded(None)]
+    assert game.state.winner is None
 
 
 # ---- resignation

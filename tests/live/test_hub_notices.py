@@ -4,6 +4,7 @@ for them: the notice's format, and what the hub does with a notice that brings r
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -11,6 +12,8 @@ from app.live.feed import Page
 from app.live.hub import Channel, Hub
 from app.live.records import Record
 from app.persistence.notifications import MAX_NOTICE, notice_text, parse_notice
+from app.services import games
+from app.services.creation import Player
 
 
 def move(version: int, card: str = "7D") -> Record:
@@ -112,3 +115,16 @@ def test_a_record_kept_already_is_not_kept_twice():
         channel.keep(Page([move(8), move(9)], 9, False))
         channel.keep(Page([move(9), move(10)], 10, False))  # a read overlapping a notice
     assert [r.id for r in channel.after(7).records] == [8, 9, 10]
+
+
+def test_a_stream_whose_channel_runs_ahead_of_the_log_waits_instead_of_reading_again(uow):
+    """A channel that thinks the log goes further than it does (made from a cursor nobody
+    checked) finds nothing when a stream reads the log: the stream then waits for news, as a
+    caught-up one does, and never reads in a loop."""
+    created = games.create_game(uow, [Player(name="Amira"), Player(bot="greedy")])
+    version = uow.games.progress(created.game_id).version
+    hub = Hub(lambda: uow)
+    channel = Channel(created.game_id, through=999, known=999, ring_from=999)
+    started = time.monotonic()
+    assert hub._next(channel, version, wait=0.3) is None  # a keep-alive, after the wait
+    assert time.monotonic() - started >= 0.25

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ import requests
 from sqlalchemy import create_engine, text
 
 from .servers import Gunicorn, migrate
+from .support import write_report
 
 pytestmark = [pytest.mark.slow]
 
@@ -90,3 +92,70 @@ def test_a_clock_runs_out_with_no_request_and_survives_a_restart(tmp_path):
         assert verify["ok"], verify
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gunicorn]:
+    """One worker on SQLite, sweeping every 0.5 s."""
+    folder = tmp_path_factory.mktemp("deadlines")
+    url = f"sqlite:///{folder / 'basra.sqlite3'}"
+    migrate(url)
+    server = Gunicorn(url, folder, workers=1)
+    server.env["SWEEP_INTERVAL_SECONDS"] = "0.5"
+    server.env.pop("SWEEPER", None)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
+def _poll_until_over(server: Gunicorn, game_id: str, within: float) -> tuple[dict[str, Any], float]:
+    """A spectator's view every 0.2 s until the game is no longer active; (it, the slowest)."""
+    slowest, state = 0.0, {"status": "active"}
+    end = time.monotonic() + within
+    while state["status"] == "active" and time.monotonic() < end:
+        started = time.monotonic()
+        state = requests.get(f"{server.url}/games/{game_id}", timeout=30).json()
+        slowest = max(slowest, time.monotonic() - started)
+        time.sleep(0.2)
+    return state, slowest
+
+
+def test_a_human_who_walks_away_from_experts_costs_the_server_one_turn(served: Gunicorn) -> None:
+    """One human and three expert bots, to 10,000 points, a 5 s clock and one timeout allowed:
+    the sweeper times the human out, the bot takes the seat and the match ends there, so a
+    spectator's GET meanwhile stays fast (before: the sweeper played up to 100 rounds in one
+    transaction, and a GET that came first did it itself, in 50 s)."""
+    players = [{"name": "A"}, {"bot": "expert"}, {"bot": "expert"}, {"bot": "expert"}]
+    rules = {"turn_seconds": TURN_SECONDS, "max_timeouts": 1, "target_score": 10000}
+    created = requests.post(
+        f"{served.url}/games", json={"players": players, "rules": rules}, timeout=10
+    )
+    assert created.status_code == 201, created.text
+    game_id = created.json()["id"]
+    state, slowest = _poll_until_over(served, game_id, TURN_SECONDS + 10)
+    write_report("walked_away_from_experts", {"slowest_spectator_get_s": slowest})
+    assert state["status"] == "finished" and state["resigned"] == 0, state
+    assert slowest < 2, f"a spectator's GET took {slowest:.2f} s"
+    assert requests.get(f"{served.url}/healthz", timeout=5).status_code == 200
+    verify = requests.get(f"{served.url}/games/{game_id}/verify", timeout=10).json()
+    assert verify["ok"], verify
+
+
+def test_a_game_without_a_clock_ends_when_its_player_walks_away(served: Gunicorn) -> None:
+    """No turn clock and nobody plays: the idle limit (5 s here, a day by default) passes, the
+    sweeper makes the idle side forfeit, and the game is over with no request about it."""
+    players = [{"name": "Amira"}, {"name": "Badr"}]
+    created = requests.post(
+        f"{served.url}/games", json={"players": players, "rules": {"idle_seconds": 5}}, timeout=10
+    )
+    assert created.status_code == 201, created.text
+    game_id = created.json()["id"]
+    time.sleep(5)
+    state, _ = _poll_until_over(served, game_id, 10)
+    assert state["status"] == "finished" and state["resigned"] == 0 and state["winner"] == 1
+    logged = requests.get(f"{served.url}/games/{game_id}/events", timeout=10).json()["events"]
+    assert logged[-3]["type"] == "Forfeited" and logged[-3]["data"]["reason"] == "idle"
+    verify = requests.get(f"{served.url}/games/{game_id}/verify", timeout=10).json()
+    assert verify["ok"], verify

@@ -223,6 +223,17 @@ def test_flask_limiter_leaves_the_apps_own_retry_after_alone(make_app: Any) -> N
     assert response.status_code == 503 and response.headers["Retry-After"] == "1"
 
 
+def test_retry_after_comes_only_with_a_429_or_a_503(make_app: Any) -> None:
+    app = make_app(RATE_LIMIT="5 per minute", TOKEN_RATE_LIMIT="100 per minute")
+    answers = [_get(app, path, "10.0.9.1") for path in ("/games?limit=1", "/games/nope", "/rules")]
+    assert [a.status_code for a in answers] == [200, 404, 200]
+    assert all("Retry-After" not in answer.headers for answer in answers)
+    assert "X-RateLimit-Remaining" in answers[0].headers  # the limit's own headers stay
+    for _ in range(3):
+        _get(app, "/games?limit=1", "10.0.9.1")
+    _assert_limited(_get(app, "/games?limit=1", "10.0.9.1"))
+
+
 @pytest.mark.parametrize("strategy", ["fixed-window", "moving-window"])
 def test_the_sqlite_file_store_says_when_a_window_frees_a_slot(
     tmp_path: Any, strategy: str

@@ -4,9 +4,12 @@ tests/api/test_game_images.py."""
 
 from __future__ import annotations
 
+import pytest
+
 from app.persistence.memory import MemoryUnitOfWork
 from app.services import games
 from app.services.creation import Player
+from app.services.errors import ServiceError
 from app.services.game_images import GameImages
 
 
@@ -55,3 +58,28 @@ def test_a_game_an_image_missed_is_not_kept_again(uow):
     card = str(uow.games.get(game_id).state.hands[0][0])
     games.play_card(uow, games.PlayCard(game_id, token, card), images=images)
     assert images.peek(game_id) is None  # saved and loaded as any game, no image kept
+
+
+def test_a_move_with_a_bogus_token_leaves_the_image_for_the_player(uow):
+    images = GameImages(10)
+    game_id, token = against_a_bot(uow, images)
+    _, stranger = against_a_bot(uow, images)  # a real token, of another game
+    kept = images.peek(game_id)
+    card = str(uow.games.get(game_id).state.hands[0][0])
+    for bogus in ("made-up", stranger, None):
+        with pytest.raises(ServiceError):
+            games.play_card(uow, games.PlayCard(game_id, bogus, card), images=images)
+        assert images.peek(game_id) is kept, bogus
+    games.play_card(uow, games.PlayCard(game_id, token, card), images=images)
+    assert images.peek(game_id) is not None  # served from the image, then kept again
+
+
+def test_a_refused_resignation_leaves_the_image_and_a_resignation_drops_it(uow):
+    images = GameImages(10)
+    game_id, token = against_a_bot(uow, images)
+    kept = images.peek(game_id)
+    with pytest.raises(ServiceError):
+        games.resign_game(uow, game_id, "made-up", images=images)
+    assert images.peek(game_id) is kept
+    games.resign_game(uow, game_id, token, images=images)
+    assert images.peek(game_id) is None

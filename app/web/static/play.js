@@ -400,7 +400,12 @@ function drawTools(view, final) {
 function clockText(deadline) {
   const left = Math.max(0, Date.parse(deadline) - Date.now());
   const seconds = Math.ceil(left / 1000);
-  return { seconds, text: `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}` };
+  const two = (n) => String(n).padStart(2, "0");
+  // A game with no turn clock shows its idle limit (a day by default): hours, then minutes.
+  const text = seconds >= 3600
+    ? `${Math.floor(seconds / 3600)}:${two(Math.floor(seconds / 60) % 60)}:${two(seconds % 60)}`
+    : `${Math.floor(seconds / 60)}:${two(seconds % 60)}`;
+  return { seconds, text };
 }
 
 function tickClocks() {
