@@ -31,8 +31,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, g, request
 from flask_limiter import Limiter
 from limits import RateLimitItem, parse
-from limits.storage import Storage
-from limits.strategies import MovingWindowRateLimiter
+from limits.strategies import RateLimiter
 
 from app.api import limit_store
 from app.api.addresses import client_ip
@@ -90,13 +89,16 @@ def default_storage(database_url: str) -> str:
 class Budgets:
     """The limits flask-limiter cannot express: per-route costs known before or after the work."""
 
-    storage: Storage
+    limiter: Limiter
     create: RateLimitItem
     join: RateLimitItem
     work: RateLimitItem
 
-    def __post_init__(self) -> None:
-        self.window = MovingWindowRateLimiter(self.storage)
+    @property
+    def window(self) -> RateLimiter:
+        # flask-limiter's own strategy (moving window): over the configured storage, or over its
+        # in-memory fallback while that storage does not answer.
+        return self.limiter.limiter
 
     def before(self) -> Response | None:
         if request.method != "POST" or request.endpoint not in WORK_ENDPOINTS:
@@ -180,6 +182,15 @@ def _keep_retry_after(response: Response) -> Response:
     return response
 
 
+def counted_where(limiter: Limiter | None) -> str:
+    """Where the limits are counted now: ``storage`` (the configured one: Redis, or the file the
+    workers of an instance share), ``fallback`` (this process's memory, while that storage does
+    not answer) or ``off``."""
+    if limiter is None:
+        return "off"
+    return "storage" if limiter.limiter.storage is limiter.storage else "fallback"
+
+
 def install_limits(app: Flask, *blueprints: Blueprint) -> Limiter | None:
     address_limit = app.config["RATE_LIMIT"]
     if str(address_limit).strip().lower() == "off":
@@ -190,6 +201,9 @@ def install_limits(app: Flask, *blueprints: Blueprint) -> Limiter | None:
         storage_uri=storage_uri(app.config),
         headers_enabled=True,
         strategy="moving-window",
+        # Redis down: each process counts alone (in memory) until it answers again, rather than
+        # every limited request failing; /readyz says so.
+        in_memory_fallback_enabled=True,
     )
     # flask-limiter's after-request hook rewrites any Retry-After as max(ours, its own reset),
     # truncated to whole seconds: up to a second short, and for its own limit rather than the
@@ -208,7 +222,7 @@ def install_limits(app: Flask, *blueprints: Blueprint) -> Limiter | None:
     for probe in ("meta.healthz", "meta.readyz", "meta.metrics_text"):
         limiter.exempt(app.view_functions[probe])  # balancers and Prometheus poll these
     budgets = Budgets(
-        limiter.storage,
+        limiter,
         parse(app.config["CREATE_RATE_LIMIT"]),
         parse(app.config["JOIN_RATE_LIMIT"]),
         parse(app.config["BOT_WORK_LIMIT"]),

@@ -9,6 +9,7 @@ from flask import Blueprint, Response, current_app, json, send_from_directory
 from swagger_ui_bundle import swagger_ui_path
 
 from app.api.errors import problem
+from app.api.limits import counted_where
 from app.api.requests import bearer_token
 from app.observability import metrics
 from app.services.errors import Unavailable
@@ -46,7 +47,8 @@ def readyz() -> Response:
             "run `basra migrate`",
             {"Retry-After": "5"},
         )
-    body = {"status": "ready", "schema": sorted(newest)}
+    limiter = current_app.extensions.get("basra_limiter")
+    body = {"status": "ready", "schema": sorted(newest), "rate_limits": counted_where(limiter)}
     return Response(json.dumps(body) + "\n", mimetype="application/json")
 
 
@@ -139,6 +141,10 @@ def _operations() -> dict[str, Any]:
     ready = {"type": "string", "enum": ["ready"], "description": "`ready`"}
     schema = {"type": "array", "items": {"type": "string"},
               "description": "The migration(s) the database is at: the newest"}  # fmt: skip
+    counted = {"type": "string", "enum": ["storage", "fallback", "off"],
+               "description": "Where the rate limits are counted: `storage` (Redis, or the file "
+               "the workers of an instance share), `fallback` (this process alone, in memory, "
+               "while that storage does not answer) or `off`"}  # fmt: skip
     operations = {
         "/healthz": {
             "operationId": "getHealth",
@@ -157,7 +163,7 @@ def _operations() -> dict[str, Any]:
             "changes nothing and is never rate limited. 503 (`unavailable`) while the database "
             "does not answer or is not migrated to the schema this code needs.",
             "responses": {
-                200: _json("Ready", {"status": ready, "schema": schema}),
+                200: _json("Ready", {"status": ready, "schema": schema, "rate_limits": counted}),
                 **problems(always=("unavailable",)),
             },
         },

@@ -227,7 +227,8 @@ def test_readyz_follows_the_schema_revision(own_database):
         migrate_database(own_database)
         ready = client.get("/readyz")
         assert ready.status_code == 200, ready.get_json()
-        assert ready.get_json() == {"status": "ready", "schema": sorted(newest_revisions())}
+        expected = {"status": "ready", "schema": sorted(newest_revisions()), "rate_limits": "off"}
+        assert ready.get_json() == expected
 
         # One migration behind: the code's newest is not applied yet (a deploy ran no migrate).
         config = alembic_config(own_database)

@@ -194,6 +194,29 @@ def test_redis_counts_are_shared_by_every_worker(sqlite_url: str) -> None:
             app.extensions["basra_db"].dispose()
 
 
+def test_with_redis_down_the_limits_hold_in_each_process_and_readyz_says_so(
+    sqlite_url: str,
+) -> None:
+    # Nothing listens on port 1: every call to "Redis" fails at once.
+    app = create_app({"DATABASE_URL": sqlite_url, "REDIS_URL": "redis://127.0.0.1:1/0", **LIMITS})
+    try:
+        statuses = [_get(app, "/games", "10.0.7.1").status_code for _ in range(6)]
+        assert statuses == [200] * 5 + [429]  # not 500: counted in this process meanwhile
+        created = app.test_client().post(
+            "/games", json={"players": [{"name": "A"}, {"bot": "random"}]},
+            environ_base={"REMOTE_ADDR": "10.0.7.2"},
+        )  # fmt: skip
+        assert created.status_code == 201  # the creation budget too
+        ready = app.test_client().get("/readyz")
+        assert ready.status_code == 200 and ready.get_json()["rate_limits"] == "fallback"
+    finally:
+        app.extensions["basra_db"].dispose()
+
+
+def test_readyz_names_the_storage_while_it_answers(make_app: Any) -> None:
+    assert make_app().test_client().get("/readyz").get_json()["rate_limits"] == "storage"
+
+
 def test_the_token_limit_counts_every_route_together(make_app: Any) -> None:
     app = make_app()
     created = (
