@@ -278,7 +278,7 @@ def record_to_file(path: Path = EXAMPLES_FILE) -> Path:
     import tempfile
 
     from app import create_app
-    from app.persistence.schema import migrate_database
+    from app.cli import migrate_database
 
     logging.disable(logging.INFO)  # one JSON line per request is noise here
     with tempfile.TemporaryDirectory() as workdir:

@@ -134,6 +134,15 @@ def document(api: Any, app: Any) -> None:
         api.spec.path(rule=rules[path], operations={"get": {**operation, "tags": ["operations"]}})
 
 
+COUNTED_WHERE = {
+    "type": "string",
+    "enum": ["storage", "fallback", "off"],
+    "description": "Where the rate limits are counted: `storage` (Redis, or the file the "
+    "workers of an instance share), `fallback` (this process alone, in memory, while that "
+    "storage does not answer) or `off`",
+}
+
+
 def _operations() -> dict[str, Any]:
     from app.api.contract import problems
 
@@ -141,10 +150,6 @@ def _operations() -> dict[str, Any]:
     ready = {"type": "string", "enum": ["ready"], "description": "`ready`"}
     schema = {"type": "array", "items": {"type": "string"},
               "description": "The migration(s) the database is at: the newest"}  # fmt: skip
-    counted = {"type": "string", "enum": ["storage", "fallback", "off"],
-               "description": "Where the rate limits are counted: `storage` (Redis, or the file "
-               "the workers of an instance share), `fallback` (this process alone, in memory, "
-               "while that storage does not answer) or `off`"}  # fmt: skip
     operations = {
         "/healthz": {
             "operationId": "getHealth",
@@ -163,7 +168,9 @@ def _operations() -> dict[str, Any]:
             "changes nothing and is never rate limited. 503 (`unavailable`) while the database "
             "does not answer or is not migrated to the schema this code needs.",
             "responses": {
-                200: _json("Ready", {"status": ready, "schema": schema, "rate_limits": counted}),
+                200: _json(
+                    "Ready", {"status": ready, "schema": schema, "rate_limits": COUNTED_WHERE}
+                ),
                 **problems(always=("unavailable",)),
             },
         },

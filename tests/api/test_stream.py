@@ -251,7 +251,7 @@ def test_a_cursor_past_the_games_version_waits_at_the_games_version(live, monkey
     """The cursor is the game's, from the database: a stream that claims a version the game
     never had waits for the next record (with keep-alives), gets it, and leads no other stream
     of the game to read the log in a loop."""
-    from app.services import feed
+    from app.live import feed
 
     reads = []
     read = feed.read
