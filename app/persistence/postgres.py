@@ -152,6 +152,7 @@ def _named(name: str) -> str:
 _INSERT_RESULT = insert_result(_named)
 _NOTIFY = "SELECT pg_notify(%(channel)s, %(notice)s)"
 _JSON_COLUMNS = ("snapshot", "rules", "custom_deck", "body")
+_CURSOR = "basra_cursor"  # where a pooled connection keeps the cursor of ``_cursor``
 
 # What a lost race looks like from PostgreSQL: the version check above, a duplicate log
 # step or idempotency key, a lock that could not be had.
@@ -198,14 +199,15 @@ class PostgresGameRepository(SqlGameRepository):
             statement, parameters["key"] = _LOAD_WITH_ANSWERS, idempotency_key
         with _translated():
             driver = self._driver()
+            cursor = self._cursor(driver)
             if not for_update and _idle(driver):
                 with _autocommitted(driver):
-                    row = driver.execute(statement, parameters, prepare=True).fetchone()
+                    row = cursor.execute(statement, parameters, prepare=True).fetchone()
             else:
-                connection = self._connection()
+                self._connection()  # in its transaction
                 if for_update:  # the load after the lock sees what was waited for
-                    connection.execute(_LOCK, parameters)
-                row = connection.execute(statement, parameters, prepare=True).fetchone()
+                    cursor.execute(_LOCK, parameters)
+                row = cursor.execute(statement, parameters, prepare=True).fetchone()
         if row is None:
             return None
         if statement is _LOAD_WITH_ANSWERS:
@@ -272,7 +274,9 @@ class PostgresGameRepository(SqlGameRepository):
                 self.forget_writes()
                 assert isinstance(parameters, Mapping)  # checked above: one statement
                 with _translated(), _autocommitted(connection):
-                    connection.execute(statement, parameters, prepare=_prepared(statement))
+                    self._cursor(connection).execute(
+                        statement, parameters, prepare=_prepared(statement)
+                    )
                 return  # the unit of work's end gives the connection back, as after a read
         if self.held:
             self._send()
@@ -286,13 +290,24 @@ class PostgresGameRepository(SqlGameRepository):
 
     def _send(self) -> None:
         held, self.held, self.held_save = self.held, [], None
-        connection = self._connection()
-        with _translated(), connection.cursor() as cursor:
+        cursor = self._cursor(self._connection())
+        with _translated():
             for statement, parameters in held:
                 if isinstance(parameters, Mapping):
                     cursor.execute(statement, parameters, prepare=_prepared(statement))
                 else:
                     cursor.executemany(statement, parameters)
+
+    def _cursor(self, driver: psycopg.Connection[Any]) -> psycopg.Cursor[Any]:
+        """The cursor kept for this repository's statements on ``driver``: a cursor finds its
+        columns' loaders once, and a new one for each statement costs about 40 us more
+        (docs/performance.md). Kept in the pooled connection's ``info``, which lives as long
+        as the connection to the server; a new connection gets a new cursor."""
+        info = self._checked_out().info
+        cursor: psycopg.Cursor[Any] | None = info.get(_CURSOR)
+        if cursor is None or cursor.closed or cursor.connection is not driver:
+            cursor = info[_CURSOR] = driver.cursor()
+        return cursor
 
     def _connection(self) -> psycopg.Connection[Any]:
         """The psycopg connection of this unit of work, in its transaction."""
