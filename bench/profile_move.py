@@ -71,28 +71,13 @@ class Match:
 
 
 def count_psycopg_waits(counter: Counter[str]) -> bool:
-    """Count the round trips to the server as "waits": psycopg's waits, and the statements
-    app/persistence/libpq.py sends through libpq itself."""
+    """Count the round trips to the server as "waits": psycopg's waits."""
     try:
         import psycopg
     except ImportError:
         return False
-    from app.persistence import libpq
-
     psycopg.Connection.wait = counting_waits(psycopg.Connection.wait, counter)  # type: ignore[method-assign]
-    for name in ("prepare", "exec_prepared"):
-        setattr(libpq, name, counting_calls(getattr(libpq, name), counter))
     return True
-
-
-def counting_calls(send: Callable[..., Any], counter: Counter[str]) -> Callable[..., Any]:
-    """One of libpq.py's sends (its first argument the libpq connection), counted as a wait."""
-
-    def counted(*args: Any) -> Any:
-        counter.update(["waits"])
-        return send(*args)
-
-    return counted
 
 
 def counting_waits(wait: Callable[..., Any], counter: Counter[str]) -> Callable[..., Any]:

@@ -74,7 +74,9 @@ class Database:
             return PostgresGameRepository(self.engine)
         if self.engine.dialect.name == "sqlite":
             return SqliteGameRepository(self.engine, self.write_gate)
-        return SqlGameRepository(self.engine)
+        raise ValueError(
+            f"games are stored in PostgreSQL or SQLite, not {self.engine.dialect.name}"
+        )
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -23,11 +23,14 @@ a second writer of the same step, the answers' a second answer to one key, and a
 delivered only if its transaction commits. A load ``for_update`` (a retry after a lost race,
 a join, a resignation, the sweeper) runs in a transaction, as every write after it does.
 
-The load and the save sent with no transaction open (``_ALONE``) go through libpq.py:
-prepared once per connection and sent by libpq itself, without a psycopg cursor's machinery
-around each. Everything else goes through psycopg cursors. psycopg's pipeline mode was
-measured too (docs/performance.md): it saves waiting, but costs more CPU on both sides than
-these few plain statements, and CPU is what bounds the moves a server can answer.
+The load and the save are prepared by psycopg (``prepare=True``) the first time a connection
+sends each: from then on only their values travel. psycopg keeps the names it prepared on each
+connection, and forgets them when a rollback drops them on the server (it sends DEALLOCATE ALL
+then), so the next send prepares again. A statement sent with no transaction open is sent in
+psycopg's autocommit, set for that statement alone (``_autocommitted``): no BEGIN goes first.
+psycopg's pipeline mode was measured too (docs/performance.md): it saves waiting, but costs more
+CPU on both sides than these few plain statements, and CPU is what bounds the moves a server
+can answer.
 
 Every statement of ``SqlGameRepository`` (the reads that are not hot) goes through
 ``self.connection``, which sends the held writes first: a use case reads its own writes.
@@ -49,19 +52,21 @@ from sqlalchemy import Connection, Engine
 from app.live.feed import is_ended
 from app.live.records import GameFacts, record_of
 from app.persistence.json_codec import json_text
-from app.persistence.libpq import OnConnection, Prepared
 from app.persistence.notifications import CHANNEL, notice_text
-from app.persistence.repository import (
-    _CHANGING_COLUMNS,
-    _CHANGING_RECORD_COLUMNS,
-    _LOADED_COLUMNS,
-    _RECORD_COLUMNS,
-    _SEAT_COLUMNS,
-    SqlGameRepository,
-    _assignment,
-    _now,
-    _storable,
-    _stored_state,
+from app.persistence.repository import SqlGameRepository
+from app.persistence.statements import (
+    CHANGING_COLUMNS,
+    CHANGING_RECORD_COLUMNS,
+    LOADED_COLUMNS,
+    SEAT_COLUMNS,
+    assignment,
+    game_row,
+    insert_result,
+    insert_text,
+    now,
+    seat_rows,
+    storable,
+    stored_state,
 )
 from app.services.errors import ConcurrentUpdate, Unavailable
 from app.services.log import EventRecord
@@ -71,7 +76,7 @@ from app.services.unit_of_work import StoredResult
 # The seats ride along with their game as one JSON array: one statement, one result.
 _SEATS = (
     "(SELECT json_agg(json_build_array("
-    + ", ".join(_SEAT_COLUMNS)
+    + ", ".join(SEAT_COLUMNS)
     + ") ORDER BY seat) FROM seats WHERE seats.game_id = games.id)"
 )
 # The answers stored under one Idempotency-Key, every seat's (the seat is known only once the
@@ -81,9 +86,9 @@ _ANSWERS = (
     " AS answer WHERE answer.game_id = games.id AND answer.seat IN (0, 1, 2, 3)"
     " AND answer.key = %(key)s)"
 )
-_LOAD = f"SELECT {', '.join(_LOADED_COLUMNS)}, {_SEATS} FROM games WHERE id = %(game_id)s"
+_LOAD = f"SELECT {', '.join(LOADED_COLUMNS)}, {_SEATS} FROM games WHERE id = %(game_id)s"
 _LOAD_WITH_ANSWERS = (
-    f"SELECT {', '.join(_LOADED_COLUMNS)}, {_SEATS}, {_ANSWERS} FROM games WHERE id = %(game_id)s"
+    f"SELECT {', '.join(LOADED_COLUMNS)}, {_SEATS}, {_ANSWERS} FROM games WHERE id = %(game_id)s"
 )
 # A locked load is two statements: the lock, then the load. In one statement, a load that
 # waited for the lock sees the game's row as its holder left it (PostgreSQL reads a locked row
@@ -101,7 +106,7 @@ _NEW_ENTRIES = (
 )
 _SAVED = (
     "WITH saved AS (UPDATE games SET "
-    + ", ".join(_assignment(name, f"%({name})s") for name in _CHANGING_COLUMNS)
+    + ", ".join(assignment(name, f"%({name})s") for name in CHANGING_COLUMNS)
     + " WHERE id = %(game_id)s AND version = %(expected_version)s RETURNING id),"
     " logged AS (INSERT INTO events (game_id, seq, type, data, at, hash)"
     " SELECT saved.id, entry.seq, entry.type, entry.data, entry.at, entry.hash"
@@ -120,7 +125,7 @@ _ANSWERED = (
     ", answered AS (INSERT INTO idempotent_responses"
     " (game_id, seat, key, request_hash, body, created_at)"
     " SELECT saved.id, %(answer_seat)s::integer, %(answer_key)s::text, %(request_hash)s::text,"
-    " %(body)s::json, %(answered_at)s::timestamptz FROM saved)"  # typed: no column says here
+    " %(body)s::json, %(created_at)s::timestamptz FROM saved)"  # typed: no column says here
 )
 # No row updated: somebody moved the game on since it was loaded. Dividing by the count
 # makes that an error, which aborts the statement's transaction.
@@ -131,22 +136,23 @@ _SAVE = {
     for seats in (False, True)
     for answer in (False, True)
 }
-# The statements a move sends while no transaction is open: prepared once per connection and
-# sent through libpq (libpq.py).
-_ALONE = {
-    statement: Prepared.of(statement) for statement in (_LOAD, _LOAD_WITH_ANSWERS, *_SAVE.values())
-}
+# The statements a move sends: each prepared the first time a connection sends it.
+_PREPARED = frozenset((_LOAD, _LOAD_WITH_ANSWERS, *_SAVE.values()))
 _APPEND = (
     "INSERT INTO events (game_id, seq, type, data, at, hash)"
     f" SELECT %(game_id)s, entry.seq, entry.type, entry.data, entry.at, entry.hash"
     f" FROM {_NEW_ENTRIES}"
 )
-_INSERT_RESULT = (
-    "INSERT INTO idempotent_responses (game_id, seat, key, request_hash, body, created_at)"
-    " VALUES (%(game_id)s, %(seat)s, %(key)s, %(request_hash)s, %(body)s, %(answered_at)s)"
-)
+
+
+def _named(name: str) -> str:
+    return f"%({name})s"
+
+
+_INSERT_RESULT = insert_result(_named)
 _NOTIFY = "SELECT pg_notify(%(channel)s, %(notice)s)"
 _JSON_COLUMNS = ("snapshot", "rules", "custom_deck", "body")
+_CURSOR = "basra_cursor"  # where a pooled connection keeps the cursor of ``_cursor``
 
 # What a lost race looks like from PostgreSQL: the version check above, a duplicate log
 # step or idempotency key, a lock that could not be had.
@@ -184,7 +190,7 @@ class PostgresGameRepository(SqlGameRepository):
         """Without ``for_update`` and first in its unit of work, the load is sent outside
         any transaction; with ``idempotency_key`` the key's answers come along."""
         self.answers = {}
-        if not _storable(game_id):
+        if not storable(game_id):
             return None
         if self.held:
             self._send()  # a use case reads its own writes
@@ -193,14 +199,15 @@ class PostgresGameRepository(SqlGameRepository):
             statement, parameters["key"] = _LOAD_WITH_ANSWERS, idempotency_key
         with _translated():
             driver = self._driver()
+            cursor = self._cursor(driver)
             if not for_update and _idle(driver):
-                on_connection = self._on_connection(driver)
-                row = on_connection.first_row(on_connection.execute(_ALONE[statement], parameters))
+                with _autocommitted(driver):
+                    row = cursor.execute(statement, parameters, prepare=True).fetchone()
             else:
-                connection = self._connection()
+                self._connection()  # in its transaction
                 if for_update:  # the load after the lock sees what was waited for
-                    connection.execute(_LOCK, parameters)
-                row = connection.execute(statement, parameters).fetchone()
+                    cursor.execute(_LOCK, parameters)
+                row = cursor.execute(statement, parameters, prepare=True).fetchone()
         if row is None:
             return None
         if statement is _LOAD_WITH_ANSWERS:
@@ -209,7 +216,7 @@ class PostgresGameRepository(SqlGameRepository):
                        for seat, request_hash, body in row[-1] or ()}  # fmt: skip
             self.answers[(game_id, idempotency_key)] = answers
             row = row[:-1]
-        fields = dict(zip(_LOADED_COLUMNS, row, strict=False))
+        fields = dict(zip(LOADED_COLUMNS, row, strict=False))
         seats = [Seat(*seat) for seat in row[-1]]
         return GameRecord(**fields, seats=seats)
 
@@ -221,19 +228,17 @@ class PostgresGameRepository(SqlGameRepository):
         return super().stored_result(game_id, seat, key)
 
     def add(self, game: GameRecord) -> None:
-        row = {name: getattr(game, name) for name in _RECORD_COLUMNS}
-        row |= {"players": game.players, "rules": game.state.rules.to_dict()}
-        row |= _stored_state(game, adding=True)
-        self._hold(_insert("games", row), _jsonable(row))
-        seats = [{"game_id": game.id, **asdict(seat)} for seat in game.seats]
-        self._hold(_insert("seats", seats[0]), seats)
+        row = game_row(game)
+        self._hold(insert_text("games", list(row), _named), _jsonable(row))
+        seats = seat_rows(game)
+        self._hold(insert_text("seats", list(seats[0]), _named), seats)
         if game.new_events:
             self._hold(_APPEND, {"game_id": game.id, **_entries(game.new_events)})
         self._hold(_NOTIFY, _notice(game))
 
     def save(self, game: GameRecord) -> None:
-        values = {name: getattr(game, name) for name in _CHANGING_RECORD_COLUMNS}
-        values |= _stored_state(game)
+        values = {name: getattr(game, name) for name in CHANGING_RECORD_COLUMNS}
+        values |= stored_state(game)
         values |= {"game_id": game.id, "expected_version": game.loaded_version}
         values |= _entries(game.new_events) | _notice(game, after=game.loaded_version)
         if game.changed_seats:
@@ -245,7 +250,7 @@ class PostgresGameRepository(SqlGameRepository):
         """Kept by the statement of the game's save when it is held (it is, in a move): the
         move and its answer are written together or not at all."""
         answer = {"request_hash": stored.request_hash, "body": Json(stored.result),
-                  "answered_at": _now()}  # fmt: skip
+                  "created_at": now()}  # fmt: skip
         saved = self.held_save
         if saved is not None and saved["game_id"] == game_id and "answer_key" not in saved:
             saved |= answer | {"answer_seat": seat, "answer_key": key}
@@ -267,13 +272,11 @@ class PostgresGameRepository(SqlGameRepository):
             if _idle(connection):
                 ((statement, parameters),) = self.held
                 self.forget_writes()
-                with _translated():
-                    if statement in _ALONE:
-                        assert isinstance(parameters, Mapping)  # checked above: one statement
-                        self._on_connection(connection).execute(_ALONE[statement], parameters)
-                    else:
-                        with _autocommitted(connection):
-                            connection.execute(statement, parameters)
+                assert isinstance(parameters, Mapping)  # checked above: one statement
+                with _translated(), _autocommitted(connection):
+                    self._cursor(connection).execute(
+                        statement, parameters, prepare=_prepared(statement)
+                    )
                 return  # the unit of work's end gives the connection back, as after a read
         if self.held:
             self._send()
@@ -287,19 +290,24 @@ class PostgresGameRepository(SqlGameRepository):
 
     def _send(self) -> None:
         held, self.held, self.held_save = self.held, [], None
-        connection = self._connection()
-        with _translated(), connection.cursor() as cursor:
+        cursor = self._cursor(self._connection())
+        with _translated():
             for statement, parameters in held:
                 if isinstance(parameters, Mapping):
-                    cursor.execute(statement, parameters)
+                    cursor.execute(statement, parameters, prepare=_prepared(statement))
                 else:
                     cursor.executemany(statement, parameters)
 
-    def _on_connection(self, driver: psycopg.Connection[Any]) -> OnConnection:
-        """What this unit of work's connection (``driver``, from ``_driver``) keeps for the
-        statements of ``_ALONE``, which are sent on it while it is idle: each a transaction
-        of its own."""
-        return OnConnection.of(self._checked_out().info, driver)
+    def _cursor(self, driver: psycopg.Connection[Any]) -> psycopg.Cursor[Any]:
+        """The cursor kept for this repository's statements on ``driver``: a cursor finds its
+        columns' loaders once, and a new one for each statement costs about 40 us more
+        (docs/performance.md). Kept in the pooled connection's ``info``, which lives as long
+        as the connection to the server; a new connection gets a new cursor."""
+        info = self._checked_out().info
+        cursor: psycopg.Cursor[Any] | None = info.get(_CURSOR)
+        if cursor is None or cursor.closed or cursor.connection is not driver:
+            cursor = info[_CURSOR] = driver.cursor()
+        return cursor
 
     def _connection(self) -> psycopg.Connection[Any]:
         """The psycopg connection of this unit of work, in its transaction."""
@@ -332,9 +340,9 @@ def _autocommitted(connection: psycopg.Connection[Any]) -> Iterator[None]:
             connection.close()
 
 
-def _insert(table: str, row: Mapping[str, Any]) -> str:
-    columns, values = ", ".join(row), ", ".join(f"%({name})s" for name in row)
-    return f"INSERT INTO {table} ({columns}) VALUES ({values})"
+def _prepared(statement: str) -> bool | None:
+    """A move's statements are prepared at once; others after psycopg's usual five sends."""
+    return True if statement in _PREPARED else None
 
 
 def _entries(entries: Sequence[EventRecord]) -> dict[str, str]:

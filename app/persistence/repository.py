@@ -1,103 +1,34 @@
-"""The games repository over SQLAlchemy Core: one round trip to load a game and its
-seats, a version-checked UPDATE in front of the hash-chained log, bulk inserts.
+"""What the games repository does alike on both databases, over SQLAlchemy Core: one pooled
+connection per unit of work, its transaction, and the reads and writes that are not a move's.
 
-Its statements go through one Core connection of the engine's pool, checked out at the
-first statement and given back by ``close``. No ORM session: nothing here is an ORM object,
-and a session's bookkeeping (its transaction, its snapshot of an identity map, its rollback)
-cost a move about 0.1-0.2 ms for nothing (docs/performance.md, "Where a move's cost goes")."""
+A move's own statements (the load, the save, the log's entries, a stored answer) are each
+database's, sent by its driver: ``PostgresGameRepository`` (postgres.py) and
+``SqliteGameRepository`` (sqlite.py), over the columns of statements.py. Everything here goes
+through one Core connection of the engine's pool, checked out at the first statement and given
+back by ``close``. No ORM session: nothing here is an ORM object, and a session's bookkeeping
+(its transaction, its snapshot of an identity map, its rollback) cost a move about 0.1-0.2 ms
+for nothing (docs/performance.md, "Where a move's cost goes")."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Sequence, Set
 from contextlib import suppress
-from dataclasses import asdict
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import (
-    Connection,
-    Engine,
-    Table,
-    Text,
-    bindparam,
-    cast,
-    func,
-    insert,
-    or_,
-    select,
-    update,
-)
+from sqlalchemy import Connection, Engine, Table, Text, bindparam, cast, or_, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.persistence.models import EventRow, GameRow, IdempotentResponseRow, SeatRow
-from app.services.errors import ConcurrentUpdate
+from app.persistence.statements import SEAT_COLUMNS, storable
 from app.services.log import EventRecord, RawEvent
-from app.services.model import (
-    ACTIVE,
-    WAITING,
-    GameRecord,
-    GameSummary,
-    Progress,
-    Seat,
-    rounds_text,
-)
+from app.services.model import ACTIVE, WAITING, GameRecord, GameSummary, Progress, Seat
 from app.services.unit_of_work import GameRepository, StoredResult
 
 GAMES: Table = GameRow.__table__  # type: ignore[assignment]
 SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
 EVENTS: Table = EventRow.__table__  # type: ignore[assignment]
 IDEMPOTENT: Table = IdempotentResponseRow.__table__  # type: ignore[assignment]
-# The columns of a game's row that the record holds as they are.
-_RECORD_COLUMNS = ("id", "status", "version", "server_seed", "commitment", "client_seed",
-                   "custom_deck", "winner", "last_hash", "created_at", "updated_at",
-                   "deadline", "invite_hash", "public")  # fmt: skip
-# What a move, a join or a deal can change in a game's row.
-_CHANGING_COLUMNS = ("status", "version", "snapshot", "rounds", "score_0", "score_1",
-                     "client_seed", "winner", "last_hash", "updated_at", "deadline")  # fmt: skip
-# Written only when given (a save passes None for rounds no round was added to).
-_KEPT_WHEN_NONE = frozenset({"rounds"})
-
-
-def _assignment(name: str, parameter: str) -> str:
-    """``SET`` text of a changing column for the drivers' own statements (postgres.py,
-    sqlite.py): the parameter, or for a column kept when None, the stored value then."""
-    if name in _KEPT_WHEN_NONE:
-        return f"{name} = COALESCE({parameter}, {name})"
-    return f"{name} = {parameter}"
-
-
-_CHANGING_RECORD_COLUMNS = [name for name in _CHANGING_COLUMNS if name in _RECORD_COLUMNS]
-# What a move's load reads of the row (the drivers' own paths, postgres.py and sqlite.py).
-_LOADED_COLUMNS = (*_RECORD_COLUMNS, "snapshot", "rounds")
-_SEAT_COLUMNS = ("seat", "name", "bot", "seed", "token_hash")
-
-# The hot path's statements, built once: building and keying them anew on every move
-# costs more than running them.
-_LOAD = (
-    select(GAMES, SEATS)
-    .join(SEATS, SEATS.c.game_id == GAMES.c.id)
-    .where(GAMES.c.id == bindparam("game_id"))
-    .order_by(SEATS.c.seat)
-)
-_LOAD_FOR_UPDATE = _LOAD.with_for_update(of=GAMES)  # PostgreSQL serialises writers; SQLite ignores
-_SAVE = (
-    update(GAMES)
-    .where(GAMES.c.id == bindparam("game_id"), GAMES.c.version == bindparam("expected_version"))
-    .values(
-        {
-            name: func.coalesce(bindparam(name), GAMES.c[name])
-            if name in _KEPT_WHEN_NONE
-            else bindparam(name)
-            for name in _CHANGING_COLUMNS
-        }
-    )
-)
-_SAVE_SEAT = (
-    update(SEATS)
-    .where(SEATS.c.game_id == bindparam("seat_game"), SEATS.c.seat == bindparam("seat_number"))
-    .values(name=bindparam("name"), seed=bindparam("seed"), token_hash=bindparam("token_hash"))
-)
-_INSERT_EVENTS = insert(EVENTS)
 _RAW_EVENTS = (
     select(EVENTS.c.seq, EVENTS.c.type, cast(EVENTS.c.data, Text).label("data"), EVENTS.c.at,
            EVENTS.c.hash)
@@ -110,6 +41,9 @@ _PROGRESS = select(GAMES.c.status, GAMES.c.version, GAMES.c.score_0, GAMES.c.sco
 
 
 class SqlGameRepository(GameRepository):
+    """The part of the games repository both databases share; ``Database.repository`` gives
+    each its own, which adds a move's statements."""
+
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._pooled: Connection | None = None
@@ -132,60 +66,6 @@ class SqlGameRepository(GameRepository):
         if connection is None:
             connection = self._pooled = self.engine.connect()
         return connection
-
-    def get(
-        self, game_id: str, for_update: bool = False, idempotency_key: str | None = None
-    ) -> GameRecord | None:
-        """Read with Core: the ORM's identity map costs more than the rest of a move. The
-        answers of ``idempotency_key`` are read by ``stored_result``, when it is asked."""
-        if not _storable(game_id):
-            return None
-        query = _LOAD_FOR_UPDATE if for_update else _LOAD
-        rows = self.connection.execute(query, {"game_id": game_id}).mappings().all()
-        if not rows:
-            return None
-        first = rows[0]
-        seats = [Seat(**{name: row[SEATS.c[name]] for name in _SEAT_COLUMNS}) for row in rows]
-        fields = {name: first[GAMES.c[name]] for name in _RECORD_COLUMNS}
-        fields["deadline"] = _utc(fields["deadline"])
-        return GameRecord(
-            **fields, seats=seats, snapshot=first[GAMES.c.snapshot], rounds=first[GAMES.c.rounds]
-        )
-
-    def add(self, game: GameRecord) -> None:
-        row = {name: getattr(game, name) for name in _RECORD_COLUMNS}
-        row |= {"players": game.players, "rules": game.state.rules.to_dict()}
-        row |= _stored_state(game, adding=True)
-        self.connection.execute(insert(GAMES), [row])
-        seats = [{"game_id": game.id, **asdict(seat)} for seat in game.seats]
-        self.connection.execute(insert(SEATS), seats)
-        self._append(game)
-
-    def save(self, game: GameRecord) -> None:
-        """The version check in the UPDATE is the guard that holds on every database
-        (SQLite ignores FOR UPDATE); a lost race shows as no row updated."""
-        values = {name: getattr(game, name) for name in _CHANGING_RECORD_COLUMNS}
-        values |= _stored_state(game)
-        result = self.connection.execute(
-            _SAVE, {**values, "game_id": game.id, "expected_version": game.loaded_version}
-        )
-        if result.rowcount != 1:
-            raise ConcurrentUpdate(game.id)
-        self._save_seats(game)
-        self._append(game)
-
-    def _save_seats(self, game: GameRecord) -> None:
-        for number in sorted(game.changed_seats):
-            seat = game.seats[number]
-            self.connection.execute(_SAVE_SEAT, {"seat_game": game.id, "seat_number": number,
-                "name": seat.name, "seed": seat.seed, "token_hash": seat.token_hash})  # fmt: skip
-
-    def _append(self, game: GameRecord) -> None:
-        """A (game_id, seq) taken already is a lost race (IntegrityError, then
-        ConcurrentUpdate at the unit of work's edge)."""
-        if game.new_events:
-            rows = [{"game_id": game.id, **_event_row(e)} for e in game.new_events]
-            self.connection.execute(_INSERT_EVENTS, rows)
 
     def forget_writes(self) -> None:
         """The transaction is being rolled back: forget any write not sent yet (none here)."""
@@ -234,7 +114,7 @@ class SqlGameRepository(GameRepository):
         return self._records(query if limit is None else query.limit(limit))
 
     def progress(self, game_id: str) -> Progress | None:
-        if not _storable(game_id):
+        if not storable(game_id):
             return None
         row = self.connection.execute(_PROGRESS, {"game_id": game_id}).first()
         return (
@@ -283,7 +163,7 @@ class SqlGameRepository(GameRepository):
         query = select(SEATS).where(SEATS.c.game_id.in_(game_ids)).order_by(SEATS.c.seat)
         found: dict[str, list[Seat]] = {}
         for row in self.connection.execute(query).mappings():
-            seat = Seat(**{name: row[name] for name in _SEAT_COLUMNS})
+            seat = Seat(**{name: row[name] for name in SEAT_COLUMNS})
             found.setdefault(row["game_id"], []).append(seat)
         return found
 
@@ -318,46 +198,8 @@ class SqlGameRepository(GameRepository):
         row = self.connection.execute(query).first()
         return StoredResult(row.request_hash, row.body) if row is not None else None
 
-    def store_result(self, game_id: str, seat: int, key: str, stored: StoredResult) -> None:
-        row = {"game_id": game_id, "seat": seat, "key": key, "request_hash": stored.request_hash,
-               "body": stored.result, "created_at": _now()}  # fmt: skip
-        self.connection.execute(insert(IDEMPOTENT), [row])
-
 
 def _summary(game: Any, seats: list[Seat]) -> GameSummary:
     scores = [game["score_0"], game["score_1"]]
     return GameSummary(game["id"], game["status"], game["version"], game["created_at"], seats,
                        scores, game["winner"], game["custom_deck"] is not None)  # fmt: skip
-
-
-def _stored_state(game: GameRecord, adding: bool = False) -> dict[str, Any]:
-    """The engine state as stored: the snapshot, the rounds apart from it (None when they are
-    the ones loaded: a save keeps them as stored), and the scores on their own."""
-    state = game.state
-    score_0, score_1 = state.scores
-    unchanged = state.rounds.encoded is not None and not adding
-    snapshot = state.to_dict(with_rounds=False)
-    rounds = None if unchanged else rounds_text(state.rounds)
-    game.saving(snapshot, rounds)
-    return {"snapshot": snapshot, "rounds": rounds, "score_0": score_0, "score_1": score_1}
-
-
-def _event_row(record: EventRecord) -> Mapping[str, Any]:
-    return {"seq": record.seq, "type": record.type, "data": record.data, "at": record.at,
-            "hash": record.hash}  # fmt: skip
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
-def _utc(moment: datetime | None) -> datetime | None:
-    """SQLite hands back stored UTC times without their zone."""
-    if moment is None or moment.tzinfo is not None:
-        return moment
-    return moment.replace(tzinfo=UTC)
-
-
-def _storable(text: str) -> bool:
-    """No stored id holds NUL, and PostgreSQL refuses to even compare a text that does."""
-    return "\x00" not in text

@@ -5,9 +5,9 @@ machinery it cost a move about 2 ms of its ~5 (docs/performance.md). Here the lo
 game's row with its seats as a JSON array, one statement), the version-checked UPDATE, the
 log's INSERT and a stored idempotent answer go to the driver as they are. Values are stored
 and read exactly as SQLAlchemy stores and reads them: every conversion is the column type's
-own bind or result processor for this engine's dialect, taken once. The guarantees are those
-of ``SqlGameRepository``: the UPDATE checks the version it loaded (no row: ``ConcurrentUpdate``),
-the log's primary key refuses a second writer of the same step, and SQLite serialises writers.
+own bind or result processor for this engine's dialect, taken once. The UPDATE checks the
+version it loaded (no row: ``ConcurrentUpdate``), the log's primary key refuses a second writer
+of the same step, and SQLite serialises writers (their order kept by write_gate.py).
 """
 
 from __future__ import annotations
@@ -19,22 +19,24 @@ from functools import cache
 from typing import Any
 
 import orjson
-from sqlalchemy import Dialect, Engine, Table
+from sqlalchemy import Dialect, Engine, Table, bindparam, insert, update
 
-from app.persistence.repository import (
-    _CHANGING_COLUMNS,
-    _CHANGING_RECORD_COLUMNS,
-    _LOADED_COLUMNS,
-    _SEAT_COLUMNS,
-    EVENTS,
-    GAMES,
-    IDEMPOTENT,
-    SqlGameRepository,
-    _assignment,
-    _now,
-    _storable,
-    _stored_state,
-    _utc,
+from app.persistence.repository import EVENTS, GAMES, IDEMPOTENT, SEATS, SqlGameRepository
+from app.persistence.statements import (
+    CHANGING_COLUMNS,
+    CHANGING_RECORD_COLUMNS,
+    EVENT_COLUMNS,
+    LOADED_COLUMNS,
+    SEAT_COLUMNS,
+    assignment,
+    game_row,
+    insert_result,
+    insert_text,
+    now,
+    seat_rows,
+    storable,
+    stored_state,
+    utc,
 )
 from app.persistence.write_gate import WriteGate
 from app.services.errors import ConcurrentUpdate, Unavailable
@@ -44,8 +46,8 @@ from app.services.unit_of_work import StoredResult
 
 # json_group_array cannot order what it gathers before SQLite 3.44: the seats are sorted after.
 _LOAD = (
-    f"SELECT {', '.join(_LOADED_COLUMNS)}, (SELECT json_group_array(json_array("
-    + ", ".join(_SEAT_COLUMNS)
+    f"SELECT {', '.join(LOADED_COLUMNS)}, (SELECT json_group_array(json_array("
+    + ", ".join(SEAT_COLUMNS)
     + ")) FROM seats WHERE seats.game_id = games.id) FROM games WHERE id = ?"
 )
 # The indexed columns of a save, set only when they changed: SQLite rewrites an index whose
@@ -54,7 +56,7 @@ _INDEXED = ("status", "deadline")
 
 
 def _save_statement(unchanged: frozenset[str]) -> str:
-    assignments = (_assignment(name, f":{name}") for name in _CHANGING_COLUMNS
+    assignments = (assignment(name, f":{name}") for name in CHANGING_COLUMNS
                    if name not in unchanged)  # fmt: skip
     where = "WHERE id = :game_id AND version = :expected_version"
     return f"UPDATE games SET {', '.join(assignments)} {where}"
@@ -66,11 +68,20 @@ _SAVES = {
     for unchanged in (frozenset(), frozenset({"status"}), frozenset({"deadline"}),
                       frozenset(_INDEXED))
 }  # fmt: skip
-_EVENT_COLUMNS = ("game_id", "seq", "type", "data", "at", "hash")
-_APPEND = f"INSERT INTO events ({', '.join(_EVENT_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)"
-_RESULT_COLUMNS = ("game_id", "seat", "key", "request_hash", "body", "created_at")
-_STORE_RESULT = (
-    f"INSERT INTO idempotent_responses ({', '.join(_RESULT_COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)"
+
+
+def _positional(_name: str) -> str:
+    return "?"
+
+
+_APPEND = insert_text("events", EVENT_COLUMNS, _positional)
+_STORE_RESULT = insert_result(_positional)
+# A join's seats and a new game's rows, rarely written: through SQLAlchemy, whose column types
+# convert them.
+_SAVE_SEAT = (
+    update(SEATS)
+    .where(SEATS.c.game_id == bindparam("seat_game"), SEATS.c.seat == bindparam("seat_number"))
+    .values(name=bindparam("name"), seed=bindparam("seed"), token_hash=bindparam("token_hash"))
 )
 _LOCK_WORDS = ("locked", "busy")
 
@@ -108,26 +119,30 @@ class SqliteGameRepository(SqlGameRepository):
         self, game_id: str, for_update: bool = False, idempotency_key: str | None = None
     ) -> GameRecord | None:
         """``for_update`` changes nothing here: SQLite has no row locks, and the version
-        check of ``save`` is the guard (as it is for ``SqlGameRepository`` on SQLite). A
-        stored answer is read by ``stored_result`` (in process, a query costs microseconds)."""
-        if not _storable(game_id):
+        check of ``save`` is the guard. A stored answer is read by ``stored_result`` (in
+        process, a query costs microseconds)."""
+        if not storable(game_id):
             return None
         with _translated():
             row = self._driver().execute(_LOAD, (game_id,)).fetchone()
         if row is None:
             return None
         read = self.convert.read
-        fields = {
-            name: read[name](value) for name, value in zip(_LOADED_COLUMNS, row, strict=False)
-        }
-        fields["deadline"] = _utc(fields["deadline"])
+        fields = {name: read[name](value) for name, value in zip(LOADED_COLUMNS, row, strict=False)}
+        fields["deadline"] = utc(fields["deadline"])
         seats = sorted(orjson.loads(row[-1]))  # by seat number, the first of each
         return GameRecord(**fields, seats=[Seat(*seat) for seat in seats])
 
+    def add(self, game: GameRecord) -> None:
+        """A new game's rows, through SQLAlchemy (a game is created once: not the hot path)."""
+        self.connection.execute(insert(GAMES), [game_row(game)])
+        self.connection.execute(insert(SEATS), seat_rows(game))
+        self._append(game)
+
     def save(self, game: GameRecord) -> None:
         write = self.convert.write_game
-        values = {name: getattr(game, name) for name in _CHANGING_RECORD_COLUMNS}
-        values |= _stored_state(game)
+        values = {name: getattr(game, name) for name in CHANGING_RECORD_COLUMNS}
+        values |= stored_state(game)
         stored = {name: write[name](value) for name, value in values.items()}
         stored |= {"game_id": game.id, "expected_version": game.loaded_version}
         unchanged = frozenset(_unchanged_indexed(game))
@@ -138,7 +153,14 @@ class SqliteGameRepository(SqlGameRepository):
         self._save_seats(game)  # a join's, rarely: through SQLAlchemy
         self._append(game)
 
+    def _save_seats(self, game: GameRecord) -> None:
+        for number in sorted(game.changed_seats):
+            seat = game.seats[number]
+            self.connection.execute(_SAVE_SEAT, {"seat_game": game.id, "seat_number": number,
+                "name": seat.name, "seed": seat.seed, "token_hash": seat.token_hash})  # fmt: skip
+
     def _append(self, game: GameRecord) -> None:
+        """A (game_id, seq) taken already is a lost race (``ConcurrentUpdate``)."""
         if game.new_events:
             rows = [
                 _event_values(game.id, entry, self.convert.write_data) for entry in game.new_events
@@ -149,7 +171,7 @@ class SqliteGameRepository(SqlGameRepository):
     def store_result(self, game_id: str, seat: int, key: str, stored: StoredResult) -> None:
         write = self.convert.write_result
         row = (game_id, seat, key, stored.request_hash, write["body"](stored.result),
-               write["created_at"](_now()))  # fmt: skip
+               write["created_at"](now()))  # fmt: skip
         self._before_writing()
         with _translated():
             self._driver().execute(_STORE_RESULT, row)
@@ -171,8 +193,8 @@ class _Conversions:
     """Each column's own conversions for a dialect: to what is stored, from what is read."""
 
     def __init__(self, dialect: Dialect) -> None:
-        self.read = {name: _reader(GAMES, name, dialect) for name in _LOADED_COLUMNS}
-        self.write_game = {name: _writer(GAMES, name, dialect) for name in _CHANGING_COLUMNS}
+        self.read = {name: _reader(GAMES, name, dialect) for name in LOADED_COLUMNS}
+        self.write_game = {name: _writer(GAMES, name, dialect) for name in CHANGING_COLUMNS}
         self.write_data = _writer(EVENTS, "data", dialect)
         self.write_result = {name: _writer(IDEMPOTENT, name, dialect)
                              for name in ("body", "created_at")}  # fmt: skip
