@@ -106,6 +106,9 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         "STREAMS_PER_ADDRESS": os.environ.get("STREAMS_PER_ADDRESS") or DEFAULT_STREAMS_PER_ADDRESS,
         # A game of bots alone unchanged this long is nobody's: a bot runner claims it.
         "BOT_STALE_SECONDS": float(os.environ.get("BOT_STALE_SECONDS") or 10.0),
+        # Active games of bots alone past which a new one is refused (503, Retry-After: 30):
+        # the background runner plays them in turns at half a core a machine.
+        "BOT_BACKLOG": int(os.environ.get("BOT_BACKLOG") or 200),
         # Where counts live without Redis (app/api/limits.py); a limits storage URI.
         "RATE_LIMIT_STORAGE": os.environ.get("RATE_LIMIT_STORAGE") or None,
         # The served app (app.wsgi) sweeps unless SWEEPER=off; an app built by a test or a

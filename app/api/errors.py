@@ -13,7 +13,7 @@ from werkzeug.exceptions import HTTPException
 from app.api.telemetry import request_id
 from app.engine import EngineError
 from app.observability import metrics
-from app.services.errors import ServiceError, Unavailable
+from app.services.errors import Backlogged, ServiceError, Unavailable
 
 PROBLEM_JSON = "application/problem+json"
 
@@ -167,6 +167,9 @@ def register_error_handlers(app: Flask) -> None:
             app.logger.warning("database unavailable: %s", kind)
             metrics.database_error(kind)
             return problem(error.code, error.detail, {"Retry-After": "1"}, **error.extra)
+        if isinstance(error, Backlogged):
+            retry = {"Retry-After": str(error.retry_after_seconds)}
+            return problem(error.code, error.detail, retry, **error.extra)
         return problem(error.code, error.detail, **error.extra)
 
     @app.errorhandler(ApiError)

@@ -140,6 +140,7 @@ class GameCollection(MethodView):
         created = games.create_game(
             _uow(), players, spec.get("rules"), spec.get("deck"), public=spec.get("public", False),
             waiting_seconds=_waiting_seconds(), now=_now(), images=_images(),
+            bot_backlog=current_app.config["BOT_BACKLOG"],
         )  # fmt: skip
         if created.bots_only:  # 201 now; the match is played in the background
             current_app.extensions["basra_bot_runner"].wake(created.game_id)

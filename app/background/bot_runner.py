@@ -14,9 +14,10 @@ the processes of every instance exactly one picks each up.
 
 The CPU it takes is bounded per machine: a slice is played only while holding ``lock_path``
 (an exclusive ``flock``, freed by the kernel if the process dies), so of all the worker
-processes on one machine one plays at a time, and after each slice it rests as long as the
-slice took (``duty`` 0.5): at most half a core for every bots-only game on the machine, the
-rest is left to requests.
+processes on one machine one plays at a time, and after each slice it rests, still holding it, as
+long as the slice took (``duty`` 0.5): at most half a core for every bots-only game on the
+machine, the rest is left to requests. Past ``BOT_BACKLOG`` active games of bots alone, a new one
+is refused (503 with ``Retry-After``) rather than queued behind them.
 """
 
 from __future__ import annotations
@@ -130,11 +131,12 @@ class BotRunner:
             with self._machine_turn():
                 started = time.monotonic()
                 more = self._guarded(partial(self._play, game_id, self.slice_seconds), game_id)
+                # The rest is taken holding the machine's turn too: resting outside it, another
+                # process would play meanwhile, and the machine would spend a whole core.
+                self._stop.wait((time.monotonic() - started) * (1 / self.duty - 1))
             if more:
                 self._enqueue(game_id)  # round robin with the other games
-            spent = time.monotonic() - started
             idle_since = time.monotonic()
-            self._stop.wait(spent * (1 / self.duty - 1))
 
     @contextlib.contextmanager
     def _machine_turn(self) -> Iterator[None]:

@@ -59,6 +59,13 @@ class Unavailable(ServiceError):
     code = "unavailable"
 
 
+class Backlogged(ServiceError):
+    """More games of bots alone are being played than the server takes on; retry later."""
+
+    code = "unavailable"
+    retry_after_seconds = 30
+
+
 class ConcurrentUpdate(Exception):
     """Another transaction changed the game first: not a refusal, a reason to retry
     (``unit_of_work.retrying``). The persistence layer raises it for every lost race."""

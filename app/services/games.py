@@ -24,6 +24,7 @@ from app.services.deadlines import (
     utc_now,
 )
 from app.services.errors import (
+    Backlogged,
     ConcurrentUpdate,
     Forbidden,
     GameFull,
@@ -100,6 +101,17 @@ def check_access(
         return Access(seat, game.version)
 
 
+def _refuse_past_backlog(uow: AbstractUnitOfWork, backlog: int) -> None:
+    """The background runner plays at most half a core's worth of bots a machine: past this
+    many active games of bots alone, a new one would only wait behind them."""
+    with uow:
+        playing = uow.games.stale_bots_only_games(datetime.max.replace(tzinfo=UTC), backlog)
+    if len(playing) >= backlog:
+        raise Backlogged(
+            f"the server is already playing {backlog} games of bots alone; try again later"
+        )
+
+
 def create_game(
     uow: AbstractUnitOfWork,
     players: Sequence[Player],
@@ -109,9 +121,11 @@ def create_game(
     waiting_seconds: int = DEFAULT_WAITING_SECONDS,
     now: datetime | None = None,
     images: GameImages | None = None,
+    bot_backlog: int | None = None,
 ) -> Created:
     """A new game; one with no open seat deals at once and its bots play their turns (but
-    a game of bots alone, which is played in the background: a match may take minutes).
+    a game of bots alone, which is played in the background: a match may take minutes, and
+    which is refused while ``bot_backlog`` such games are being played).
     One with open seats answers an invite that joining needs, unless it is ``public``; it
     waits ``waiting_seconds`` for its players before it ends cancelled."""
     now = now or utc_now()
@@ -120,6 +134,8 @@ def create_game(
     game = new_game(checked, seats, checked_deck(deck, players))
     game.public = public
     bots_only = all(seat.bot for seat in seats)
+    if bots_only and bot_backlog is not None:
+        _refuse_past_backlog(uow, bot_backlog)
     invite = None
     moves: Moves = []
     if any(seat.is_open for seat in seats):

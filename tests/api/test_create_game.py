@@ -203,6 +203,17 @@ def test_a_custom_deck_with_a_bad_card_code_is_refused(client):
     assert response.get_json()["code"] in ("invalid_card", "invalid_request")
 
 
+def test_past_the_backlog_of_bots_alone_a_creation_is_503_with_retry_after(
+    app, client, monkeypatch
+):
+    monkeypatch.setitem(app.config, "BOT_BACKLOG", 0)  # every game of bots alone is one too many
+    response = client.post("/games", json={"players": [{"bot": "random"}, {"bot": "greedy"}]})
+    assert_problem(response, 503, "unavailable")
+    assert response.headers["Retry-After"] == "30"
+    with_a_human = client.post("/games", json={"players": [{"name": "A"}, {"bot": "greedy"}]})
+    assert with_a_human.status_code == 201
+
+
 def test_a_game_of_bots_alone_may_have_any_target_and_answers_at_once(client):
     # Played in the background (app.background.bot_runner), so no cap: the request only deals
     # round 1.

@@ -92,6 +92,35 @@ def test_the_runner_rests_as_long_as_it_worked_at_half_duty():
     assert all(gap >= 0.19 for gap in gaps), gaps  # 0.1 s of work, then 0.1 s of rest
 
 
+def test_runners_of_two_processes_sharing_a_machine_play_half_the_time_between_them(tmp_path):
+    # Two runners on one lock file stand for two worker processes of one machine (flock locks
+    # each open file apart, within one process too). Each plays 0.1 s slices of its own game.
+    busy: list[tuple[float, float]] = []
+    lock = threading.Lock()
+
+    def play(game_id: str, seconds: float) -> bool:
+        started = time.monotonic()
+        time.sleep(0.1)
+        with lock:
+            busy.append((started, time.monotonic()))
+        return True
+
+    lock_path = str(tmp_path / "bot-runner.lock")
+    runners = [BotRunner(play, list, duty=0.5, lock_path=lock_path) for _ in range(2)]
+    began = time.monotonic()
+    for n, runner in enumerate(runners):
+        runner.wake(f"g{n}")
+    time.sleep(2)
+    for runner in runners:
+        runner.stop()
+    elapsed = time.monotonic() - began
+    played = sum(end - start for start, end in busy)
+    # At most half the time between them (resting outside the lock, each rested while the
+    # other played: the machine played all the time).
+    assert played / elapsed < 0.65, (played, elapsed)
+    assert {start for start, _ in busy}, "both played"
+
+
 # ---------------------------------------------------------------- through the API
 @pytest.fixture
 def own_client(database_url: str) -> Any:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from app.persistence.memory import MemoryUnitOfWork
 from app.services import audit, bots, games
 from app.services.creation import Player
-from app.services.errors import GameFull, InvalidRequest, NotFound
+from app.services.errors import Backlogged, GameFull, InvalidRequest, NotFound
 
 from .support import stacked_deck, two_humans
 
@@ -37,6 +39,17 @@ def test_bots_alone_are_dealt_at_once_and_played_outside_the_creation(uow):
         pass
     assert audit.view(uow, created.game_id, None)["status"] == "finished"
     assert audit.verify(uow, created.game_id)["ok"]
+
+
+def test_past_the_backlog_a_game_of_bots_alone_is_refused_and_one_with_a_human_is_not(uow):
+    bots_alone = [Player(bot="random"), Player(bot="greedy")]
+    for _ in range(2):
+        games.create_game(uow, bots_alone, bot_backlog=2)
+    with pytest.raises(Backlogged):
+        games.create_game(uow, bots_alone, bot_backlog=2)
+    games.create_game(uow, [Player(name="Amira"), Player(bot="greedy")], bot_backlog=2)
+    with uow:
+        assert len(uow.games.stale_bots_only_games(datetime.now(UTC), 10)) == 2  # none added
 
 
 @pytest.mark.parametrize("count", [1, 3, 5])
