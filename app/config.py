@@ -30,6 +30,7 @@ def machine_file(kind: str, database_url: str, suffix: str) -> Path:
 
 # Requests a client may make; "off" turns limiting off (benchmarks, load tests).
 DEFAULT_RATE_LIMIT = "600 per minute"  # per address
+DEFAULT_NETWORK_RATE_LIMIT = "9600 per minute"  # per IPv6 /48: 16 addresses' worth
 DEFAULT_TOKEN_RATE_LIMIT = "300 per minute"  # per seat token
 DEFAULT_CREATE_RATE_LIMIT = "20 per minute"  # POST /games per address
 DEFAULT_JOIN_RATE_LIMIT = "30 per minute"  # POST /games/{id}/join per address
@@ -82,6 +83,8 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
     settings: dict[str, Any] = {
         "DATABASE_URL": os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL,
         "RATE_LIMIT": os.environ.get("RATE_LIMIT") or DEFAULT_RATE_LIMIT,
+        # Every IPv6 request of one /48 (a site's usual allocation) together, over every route.
+        "NETWORK_RATE_LIMIT": os.environ.get("NETWORK_RATE_LIMIT") or DEFAULT_NETWORK_RATE_LIMIT,
         "TOKEN_RATE_LIMIT": os.environ.get("TOKEN_RATE_LIMIT") or DEFAULT_TOKEN_RATE_LIMIT,
         "CREATE_RATE_LIMIT": os.environ.get("CREATE_RATE_LIMIT") or DEFAULT_CREATE_RATE_LIMIT,
         "JOIN_RATE_LIMIT": os.environ.get("JOIN_RATE_LIMIT") or DEFAULT_JOIN_RATE_LIMIT,

@@ -12,6 +12,8 @@
 An address is an IPv4 address, or the /64 network of an IPv6 one (one host usually holds a
 whole /64, so counting single IPv6 addresses would not limit anybody): the connection's peer,
 or behind a balancer listed in ``TRUSTED_PROXIES`` the client it names (app/api/addresses.py).
+A site is often given a whole /48 (65,536 /64s), so ``NETWORK_RATE_LIMIT`` counts every IPv6
+request of a /48 together as well, a looser limit over every route (16 addresses' worth).
 
 Where counts live: Redis when ``REDIS_URL`` is set (production: shared by every worker of every
 instance); otherwise ``RATE_LIMIT_STORAGE`` if set (any ``limits`` storage URI, e.g.
@@ -46,6 +48,9 @@ JOIN_ENDPOINT = "games.JoinResource"
 WORK_ENDPOINTS = {CREATE_ENDPOINT, JOIN_ENDPOINT, "games.MovesResource"}
 
 
+PROBES = ("meta.healthz", "meta.readyz", "meta.metrics_text")  # balancers and Prometheus poll these
+
+
 def client_address() -> str:
     """The key of the caller's address: IPv4 as is, IPv6 by its /64. The caller is the peer,
     or the client a trusted proxy names (app/api/addresses.py)."""
@@ -63,6 +68,14 @@ def client_address() -> str:
             return str(ip.ipv4_mapped)
         return str(ipaddress.ip_network(f"{ip}/64", strict=False))
     return str(ip)
+
+
+def client_network() -> str | None:
+    """The caller's IPv6 /48, for the looser limit over a whole site; None for IPv4."""
+    address = client_address()
+    if ":" not in address:
+        return None
+    return str(ipaddress.ip_network(address, strict=False).supernet(new_prefix=48))
 
 
 def _token_key() -> str:
@@ -93,6 +106,7 @@ class Budgets:
     create: RateLimitItem
     join: RateLimitItem
     work: RateLimitItem
+    network: RateLimitItem
 
     @property
     def window(self) -> RateLimiter:
@@ -101,6 +115,9 @@ class Budgets:
         return self.limiter.limiter
 
     def before(self) -> Response | None:
+        network = client_network() if request.endpoint not in PROBES else None
+        if network is not None and not self.window.hit(self.network, "network", network):
+            return self._refusal(self.network, network)
         if request.method != "POST" or request.endpoint not in WORK_ENDPOINTS:
             return None
         address = client_address()
@@ -131,7 +148,7 @@ class Budgets:
         return self._refusal(item, address)
 
     def _refusal(self, item: RateLimitItem, address: str) -> Response:
-        scope = "work" if item is self.work else "route"
+        scope = {id(self.work): "work", id(self.network): "network"}.get(id(item), "route")
         reset, _ = self.window.get_window_stats(item, scope, address)
         return problem(
             "rate_limited",
@@ -219,13 +236,14 @@ def install_limits(app: Flask, *blueprints: Blueprint) -> Limiter | None:
         limiter.shared_limit(
             token_limit, scope="token", key_func=_token_key, exempt_when=_no_token
         )(blueprint)
-    for probe in ("meta.healthz", "meta.readyz", "meta.metrics_text"):
+    for probe in PROBES:
         limiter.exempt(app.view_functions[probe])  # balancers and Prometheus poll these
     budgets = Budgets(
         limiter,
         parse(app.config["CREATE_RATE_LIMIT"]),
         parse(app.config["JOIN_RATE_LIMIT"]),
         parse(app.config["BOT_WORK_LIMIT"]),
+        parse(app.config["NETWORK_RATE_LIMIT"]),
     )
     app.before_request(budgets.before)
     app.after_request(budgets.after)

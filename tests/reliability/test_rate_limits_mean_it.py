@@ -90,6 +90,22 @@ def test_ipv6_clients_are_counted_by_their_64_network(make_app):
     assert _post(app, "/games", HUMAN_VS_BOT, "::ffff:10.1.3.1").status_code == 201  # IPv4
 
 
+def test_an_ipv6_site_rotating_through_its_48_meets_the_network_limit(make_app):
+    app = make_app(NETWORK_RATE_LIMIT="4 per minute")
+    answers = [
+        app.test_client().get("/rules", environ_base={"REMOTE_ADDR": f"2001:db8:7:{n:x}::1"})
+        for n in range(5)
+    ]  # five /64s of one /48
+    assert [a.status_code for a in answers[:4]] == [200] * 4
+    _limited(answers[4])
+    other = app.test_client().get("/rules", environ_base={"REMOTE_ADDR": "2001:db8:8::1"})
+    assert other.status_code == 200  # the next /48
+    ipv4 = app.test_client().get("/rules", environ_base={"REMOTE_ADDR": "10.1.9.1"})
+    assert ipv4.status_code == 200
+    probe = app.test_client().get("/healthz", environ_base={"REMOTE_ADDR": "2001:db8:7:99::1"})
+    assert probe.status_code == 200  # never limited
+
+
 def test_a_move_answered_by_expert_bots_counts_what_the_bots_cost(make_app):
     app = make_app(BOT_WORK_LIMIT="25 per minute")
     body = {"players": [{"name": "A"}, {"bot": "expert"}, {"bot": "expert"}, {"bot": "expert"}]}
