@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from app.engine import Card, EngineError, GameNotActive, Play, Resign
@@ -231,11 +232,12 @@ def play_card(
     game: unless that ends in a committed save (or a database that does not answer), the move
     is decided again as above, from a load (game_images.py)."""
     moment = now or utc_now()
+    begun = time.monotonic()
     replies_by = replies_deadline()  # for every retry together
-    played = _from_image(uow, command, moment, replies_by, images) if images else None
+    played = _from_image(uow, command, moment, begun, replies_by, images) if images else None
     if played is None:
         played = retrying_locked(
-            lambda locked: _play_card_once(uow, command, moment, replies_by, locked, images)
+            lambda locked: _play_card_once(uow, command, moment, begun, replies_by, locked, images)
         )
     if not played.replayed:
         metrics.moves_applied(len(played.moves))
@@ -246,6 +248,7 @@ def _from_image(
     uow: AbstractUnitOfWork,
     command: PlayCard,
     now: datetime,
+    begun: float,
     replies_by: float,
     images: GameImages,
 ) -> Played | None:
@@ -263,7 +266,7 @@ def _from_image(
     if is_due(game, now):  # the timeout is settled from the database's state
         return None
     try:
-        played = _play_card_once(uow, command, now, replies_by, False, images, game)
+        played = _play_card_once(uow, command, now, begun, replies_by, False, images, game)
     except Unavailable:
         raise  # the database is away: deciding again would not bring it back
     except (ServiceError, EngineError, ConcurrentUpdate):
@@ -285,6 +288,7 @@ def _play_card_once(
     uow: AbstractUnitOfWork,
     command: PlayCard,
     now: datetime,
+    begun: float,
     replies_by: float,
     locked: bool,
     images: GameImages | None = None,
@@ -314,7 +318,9 @@ def _play_card_once(
         moves: Moves = []
         execute(game, Play(seat, card), moves)
         advance(game, moves, replies_by=replies_by)
-        restamp(game, now)
+        # The next seat's clock starts once the answer is ready, bots' replies included, not
+        # when the request came in: ``now`` moved on by the time this request has taken.
+        restamp(game, now + timedelta(seconds=time.monotonic() - begun))
         _save(uow, game)
         played = Played(moves, game_view(game, seat))
         if key is not None:

@@ -36,6 +36,26 @@ def test_the_deadline_is_the_turn_seconds_after_the_last_change(uow):
     assert audit.view(uow, game_id, None, now=T0)["deadline"] == "2026-11-30T12:00:30.000000Z"
 
 
+def test_the_next_clock_starts_once_the_bots_have_replied(uow, monkeypatch):
+    created = games.create_game(uow, [Player(name="Amira"), Player(bot="greedy")],
+                                rules={"turn_seconds": 30}, now=T0)  # fmt: skip
+    token = created.seats[0]["token"]
+    hand = audit.view(uow, created.game_id, token, now=T0)["hand"]
+
+    class Clock:  # the request's bots take 4 s to reply
+        readings = iter([100.0, 104.0])
+
+        @staticmethod
+        def monotonic() -> float:
+            return next(Clock.readings)
+
+    monkeypatch.setattr(games, "time", Clock)
+    games.play_card(uow, games.PlayCard(created.game_id, token, hand[0]), now=T0)
+    assert (
+        audit.view(uow, created.game_id, None, now=T0)["deadline"] == "2026-11-30T12:00:34.000000Z"
+    )
+
+
 def test_a_sweep_before_the_deadline_does_nothing_and_after_it_plays_once(uow):
     game_id, _ = clocked(uow)
     assert sweep(uow, T0 + timedelta(seconds=29)) == 0
