@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from app.config import PROJECT_ROOT
-from app.persistence.schema import migrate_database
+from app.persistence.schema import migrate_database as migrate_database  # used by examples
 
 
 def openapi_document() -> str:
