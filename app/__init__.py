@@ -95,10 +95,17 @@ def _install_sweeper(app: Flask) -> None:
 
     from app.background.sweeper import Sweeper
     from app.services.deadlines import sweep
+    from app.services.retention import expire_idempotency
 
     app.config.setdefault("CLOCK", lambda: datetime.now(UTC))
     new_uow = app.extensions["basra_uow"]
-    sweeper = Sweeper(lambda now: sweep(new_uow(), now), app.config["SWEEP_INTERVAL_SECONDS"])
+    keep = float(app.config["IDEMPOTENCY_SECONDS"])
+
+    def sweep_once(now: datetime) -> int:
+        expire_idempotency(new_uow(), now, keep)
+        return sweep(new_uow(), now)
+
+    sweeper = Sweeper(sweep_once, app.config["SWEEP_INTERVAL_SECONDS"])
     app.extensions["basra_sweeper"] = sweeper
     if app.config["SWEEPER"]:
         sweeper.start()

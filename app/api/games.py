@@ -270,7 +270,9 @@ class MovesResource(MethodView):
             "every bot whose turn it is plays, and a new deal or round follows when hands or "
             "the round run out, all inside this request. A refused move changes nothing. "
             "`If-Match` refuses the move if the game has moved on; a retry with the same "
-            "`Idempotency-Key` and body answers the first response again and applies nothing."
+            "`Idempotency-Key` and body answers the first response again and applies nothing, "
+            "for a day (`IDEMPOTENCY_SECONDS`); after that the key is forgotten and a request "
+            "with it is decided as a new one (most often 409 `not_your_turn`)."
         ),
         security=BEARER,
         requestBody=_body_doc(schemas.MoveSchema),
@@ -285,7 +287,8 @@ class MovesResource(MethodView):
             {
                 "in": "header",
                 "name": "Idempotency-Key",
-                "description": "A key of yours: a retry with it answers the first response",
+                "description": "A key of yours: a retry with it within a day answers the first "
+                "response",
                 "schema": {
                     "type": "string",
                     "minLength": 1,

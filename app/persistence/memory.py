@@ -8,7 +8,7 @@ import copy
 import json
 from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 
 from app.services.errors import ConcurrentUpdate
 from app.services.log import EventRecord, RawEvent
@@ -23,6 +23,7 @@ class Store:
     games: dict[str, GameRecord] = field(default_factory=dict)
     logs: dict[str, list[EventRecord]] = field(default_factory=dict)
     results: dict[tuple[str, int, str], StoredResult] = field(default_factory=dict)
+    results_at: dict[tuple[str, int, str], datetime] = field(default_factory=dict)
 
 
 class MemoryGameRepository(GameRepository):
@@ -118,6 +119,14 @@ class MemoryGameRepository(GameRepository):
         if (game_id, seat, key) in self.store.results:
             raise ConcurrentUpdate(key)
         self.pending.results[(game_id, seat, key)] = copy.deepcopy(stored)
+        self.pending.results_at[(game_id, seat, key)] = datetime.now(UTC)
+
+    def expire_results(self, before: datetime, limit: int) -> int:
+        kept = self.store.results_at
+        oldest = sorted((at, key) for key, at in kept.items() if at < before)[:limit]
+        for _, key in oldest:
+            del self.store.results[key], kept[key]
+        return len(oldest)
 
     def commit(self) -> None:
         for game_id, log in self.pending.logs.items():
@@ -127,6 +136,7 @@ class MemoryGameRepository(GameRepository):
             stored.extend(log)
         self.store.games.update(self.pending.games)
         self.store.results.update(self.pending.results)
+        self.store.results_at.update(self.pending.results_at)
         self.pending = Store()
 
 

@@ -119,3 +119,6 @@ class IdempotentResponseRow(Base):
     request_hash: Mapped[str] = mapped_column(String(64))
     body: Mapped[dict[str, Any]] = mapped_column(JsonData)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+    # The oldest first, a batch at a time, once they expire (services/retention.py).
+    __table_args__ = (Index("ix_idempotent_responses_created", "created_at"),)

@@ -16,7 +16,19 @@ from contextlib import suppress
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Table, Text, bindparam, cast, or_, select, update
+from sqlalchemy import (
+    Connection,
+    Engine,
+    Table,
+    Text,
+    bindparam,
+    cast,
+    delete,
+    or_,
+    select,
+    tuple_,
+    update,
+)
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.persistence.models import EventRow, GameRow, IdempotentResponseRow, SeatRow
@@ -182,6 +194,15 @@ class SqlGameRepository(GameRepository):
             .limit(limit)
         )
         return [(row.id, row.updated_at) for row in self.connection.execute(query)]
+
+    def expire_results(self, before: datetime, limit: int) -> int:
+        key = (IDEMPOTENT.c.game_id, IDEMPOTENT.c.seat, IDEMPOTENT.c.key)
+        oldest = (
+            select(*key).where(IDEMPOTENT.c.created_at < before)
+            .order_by(IDEMPOTENT.c.created_at).limit(limit)
+        )  # fmt: skip
+        result = self.connection.execute(delete(IDEMPOTENT).where(tuple_(*key).in_(oldest)))
+        return int(result.rowcount)
 
     def touch(self, game_id: str, seen: datetime, now: datetime) -> bool:
         result = self.connection.execute(

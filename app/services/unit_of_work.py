@@ -98,6 +98,11 @@ class GameRepository(abc.ABC):
     def store_result(self, game_id: str, seat: int, key: str, stored: StoredResult) -> None:
         """Keep an answer for the retries of the same key."""
 
+    @abc.abstractmethod
+    def expire_results(self, before: datetime, limit: int) -> int:
+        """Forget up to ``limit`` stored answers kept since before ``before``, the oldest
+        first; how many."""
+
 
 class AbstractUnitOfWork(abc.ABC):
     """One transaction: ``with uow:`` opens it, ``uow.commit()`` makes it last, leaving

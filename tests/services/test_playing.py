@@ -160,3 +160,20 @@ def test_two_units_of_work_saving_the_same_version_apply_once():
         with pytest.raises(ConcurrentUpdate):
             second.games.save(b)
     assert [move["card"] for move in audit.moves(first, game_id)] == ["9S"]
+
+
+def test_stored_answers_expire_the_oldest_first(uow):
+    from datetime import UTC, datetime, timedelta
+
+    from app.services.retention import expire_idempotency
+
+    created = games.create_game(uow, [Player(name="Amira"), Player(bot="greedy")])
+    token = created.seats[0]["token"]
+    card = audit.view(uow, created.game_id, token)["hand"][0]
+    command = games.PlayCard(created.game_id, token, card, idempotency_key="k")
+    games.play_card(uow, command)
+    assert games.play_card(uow, command).replayed
+    assert expire_idempotency(uow, datetime.now(UTC)) == 0  # a day has not passed
+    assert expire_idempotency(uow, datetime.now(UTC) + timedelta(days=1, seconds=1)) == 1
+    with uow:
+        assert uow.games.stored_result(created.game_id, 0, "k") is None
