@@ -52,3 +52,33 @@ def test_the_api_reaches_the_database_only_through_the_services():
         if name.split(".")[0] == "sqlalchemy" or name.startswith("app.persistence")
     }
     assert not foreign, foreign
+
+
+def _imports_of(path: Path, known: set[str]) -> set[str]:
+    """The modules of ``known`` that ``path`` imports, at its top or inside a function."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found & known
+
+
+def test_the_api_modules_and_the_command_line_import_each_other_one_way():
+    paths = {".".join(path.relative_to(APP.parent).with_suffix("").parts): path
+             for path in [*(APP / "api").glob("*.py"), APP / "cli.py"]}  # fmt: skip
+    paths.pop("app.api.__init__")  # the package: it imports its modules, each one imports it
+    graph = {name: _imports_of(path, set(paths)) - {name} for name, path in paths.items()}
+    cycles = []
+    for start in graph:
+        reached, todo = set(), list(graph[start])
+        while todo:
+            name = todo.pop()
+            if name not in reached:
+                reached.add(name)
+                todo.extend(graph[name])
+        if start in reached:
+            cycles.append(start)
+    assert not cycles, f"in an import cycle: {sorted(cycles)}"

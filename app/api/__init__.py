@@ -6,8 +6,8 @@ from typing import Any
 
 from flask import Flask
 
-from app.api import contract, examples, games, meta, rules, schemas
-from app.api import stream as _stream  # noqa: F401  (adds GET /games/{id}/stream to games.blp)
+# (importing stream adds GET /games/{id}/stream to games.blp)
+from app.api import contract, examples, games, meta, rules, schemas, stream
 from app.api.errors import ProblemApi, register_error_handlers
 from app.api.headers import install_security_headers
 from app.api.limits import install_limits
@@ -37,6 +37,8 @@ def register_api(app: Flask) -> ProblemApi:
         app.config.setdefault(key, value)
     api = ProblemApi(app)
     contract.install(api)
+    api.spec.components.schema("StreamRecordType", stream.RECORD_TYPE)
+    api.spec.components.schema("Problem", schema=schemas.ProblemSchema)
     recorded = examples.load()
     plugin = examples.ExamplesPlugin(recorded)
     plugin.init_spec(api.spec)
@@ -44,7 +46,7 @@ def register_api(app: Flask) -> ProblemApi:
     for name, schema in schemas.STREAM_RECORDS.items():  # the stream's records, for others to $ref
         example = recorded.get(examples.RECORDS_KEY, {}).get(name)
         api.spec.components.schema(
-            schema.__name__.removesuffix("Schema"),
+            stream.RECORD_COMPONENTS[name],
             {"example": example} if example is not None else None,
             schema=schema,
         )

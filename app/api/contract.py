@@ -14,6 +14,7 @@ from apispec import BasePlugin
 from marshmallow import fields
 
 from app.api.errors import PROBLEM_JSON, PROBLEMS
+from app.api.telemetry import REQUEST_ID, REQUEST_ID_HEADER
 from app.engine import BASRA, EVENT_TYPES_BY_NAME, JACK_BASRA
 from app.engine.bots import BOT_LEVELS
 from app.engine.cards import FULL_DECK, RANKS, SUITS
@@ -172,16 +173,6 @@ class DescriptionsPlugin(BasePlugin):
         return {"description": " ".join(doc.split())}
 
 
-REQUEST_ID = {
-    "description": (
-        "The request's id: the client's own `X-Request-ID` when it is 1 to 128 characters of "
-        "`[A-Za-z0-9._-]`, else a new one. Problem documents repeat it as `request_id`; quote "
-        "it when you report a problem"
-    ),
-    "schema": {"type": "string"},
-}
-
-
 class RequestIdPlugin(BasePlugin):
     """Every operation takes an optional X-Request-ID and every answer carries one."""
 
@@ -189,13 +180,13 @@ class RequestIdPlugin(BasePlugin):
                          **_kwargs: Any) -> None:  # fmt: skip
         for operation in (operations or {}).values():
             parameters = operation.setdefault("parameters", [])
-            if not any(p.get("name") == "X-Request-ID" for p in parameters if "name" in p):
+            if not any(p.get("name") == REQUEST_ID_HEADER for p in parameters if "name" in p):
                 # No pattern: an id that is not sane is replaced, never refused.
-                parameters.append({"in": "header", "name": "X-Request-ID", "required": False,
+                parameters.append({"in": "header", "name": REQUEST_ID_HEADER, "required": False,
                                    **REQUEST_ID})  # fmt: skip
             for answer in operation.get("responses", {}).values():
                 if isinstance(answer, dict) and "$ref" not in answer:
-                    answer.setdefault("headers", {})["X-Request-ID"] = dict(REQUEST_ID)
+                    answer.setdefault("headers", {})[REQUEST_ID_HEADER] = dict(REQUEST_ID)
 
 
 def install(api: Any) -> None:
@@ -208,23 +199,6 @@ def install(api: Any) -> None:
     api.ma_plugin.converter.add_attribute_function(_component_property)
     # flask-smorest's own pagination schema: this API pages with cursors, and never uses it.
     api.spec.components.schemas.pop("PaginationMetadata", None)
-    from app.api.schemas import STREAM_RECORDS, ProblemSchema  # schemas.py builds on this module
-
-    api.spec.components.schema(
-        "StreamRecordType",
-        {
-            "type": "string",
-            "enum": list(STREAM_RECORDS),
-            "description": "The `event:` name of a record of GET /games/{game_id}/stream; its "
-            "`data:` line is the schema of the same name: "
-            + ", ".join(
-                f"`{name}`: {schema.__name__.removesuffix('Schema')}"
-                for name, schema in STREAM_RECORDS.items()
-            ),
-        },
-    )
-
-    api.spec.components.schema("Problem", schema=ProblemSchema)
 
 
 # ---------------------------------------------------------------- problems per operation

@@ -9,6 +9,7 @@ from flask import Blueprint, Response, current_app, json, send_from_directory
 from swagger_ui_bundle import swagger_ui_path
 
 from app import metrics
+from app.api.contract import problems
 from app.api.errors import problem
 from app.api.requests import bearer_token
 from app.services.errors import Unavailable
@@ -128,8 +129,6 @@ def document(api: Any, app: Any) -> None:
 
 
 def _operations() -> dict[str, Any]:
-    from app.api.contract import problems
-
     ok = {"type": "string", "enum": ["ok"], "description": "`ok`"}
     ready = {"type": "string", "enum": ["ready"], "description": "`ready`"}
     schema = {"type": "array", "items": {"type": "string"},

@@ -29,10 +29,20 @@ MAX_SECONDS = 3600.0  # then the client reconnects with Last-Event-ID, to anothe
 RETRY_MS = 2000
 FULL_RETRY_SECONDS = 5  # when this process, or the address, holds all it may (StreamSlots)
 _VERSION = re.compile(r"^[0-9]{1,10}$")
+# Each record's data is documented by the component of its schema's name: `move`: MoveRecord.
+RECORD_COMPONENTS = {
+    name: schema.__name__.removesuffix("Schema") for name, schema in schemas.STREAM_RECORDS.items()
+}
 RECORDS_DOC = "\n".join(
-    f"- `{name}`: #/components/schemas/{schema.__name__.removesuffix('Schema')}"
-    for name, schema in schemas.STREAM_RECORDS.items()
+    f"- `{name}`: #/components/schemas/{component}" for name, component in RECORD_COMPONENTS.items()
 )
+RECORD_TYPE = {
+    "type": "string",
+    "enum": list(RECORD_COMPONENTS),
+    "description": "The `event:` name of a record of GET /games/{game_id}/stream; its "
+    "`data:` line is the schema of the same name: "
+    + ", ".join(f"`{name}`: {component}" for name, component in RECORD_COMPONENTS.items()),
+}
 DESCRIPTION = f"""Server-Sent Events: every public record of the game, oldest first, then live
 ones as they are committed by any server process or instance on the same database.
 
@@ -135,8 +145,8 @@ class StreamResource(MethodView):
                     }
                 },
                 "x-sse-records": {
-                    name: {"$ref": f"#/components/schemas/{schema.__name__[:-6]}"}
-                    for name, schema in schemas.STREAM_RECORDS.items()
+                    name: {"$ref": f"#/components/schemas/{component}"}
+                    for name, component in RECORD_COMPONENTS.items()
                 },
             },
             **problems("not_found", "invalid_request"),
