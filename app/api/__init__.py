@@ -14,8 +14,8 @@ from app.api.limits import install_limits
 
 API_SETTINGS: dict[str, Any] = {
     "API_TITLE": "Egyptian Basra",
-    "API_VERSION": "2.2.0",
-    "OPENAPI_VERSION": "3.0.3",
+    "API_VERSION": "2.3.0",
+    "OPENAPI_VERSION": "3.1.0",
     "OPENAPI_URL_PREFIX": "/",
     "OPENAPI_JSON_PATH": "openapi.json",
     "OPENAPI_SWAGGER_UI_PATH": "/docs",
@@ -47,7 +47,7 @@ def register_api(app: Flask) -> ProblemApi:
         example = recorded.get(examples.RECORDS_KEY, {}).get(name)
         api.spec.components.schema(
             stream.RECORD_COMPONENTS[name],
-            {"example": example} if example is not None else None,
+            {"examples": [example]} if example is not None else None,
             schema=schema,
         )
     api.register_blueprint(games.blp)

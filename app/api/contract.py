@@ -67,7 +67,7 @@ COMPONENTS: dict[str, dict[str, Any]] = {
             "hearts. The server always writes codes in upper case. The 52 codes are listed in "
             "the canonical order of the fair shuffle (FAIRNESS.md): AS=0 ... KC=51."
         ),
-        "example": "7D",
+        "examples": ["7D"],
     },
     "CardInput": {
         "description": (
@@ -79,7 +79,7 @@ COMPONENTS: dict[str, dict[str, Any]] = {
             ref("Card"),
             {"type": "string", "pattern": CARD_INPUT_PATTERN, "maxLength": 3},
         ],
-        "example": "7D",
+        "examples": ["7D"],
     },
     "GameStatus": {
         "type": "string",
@@ -116,12 +116,7 @@ COMPONENTS: dict[str, dict[str, Any]] = {
 }
 
 
-def null() -> dict[str, Any]:
-    """OpenAPI 3.0's way to say "or null" inside an anyOf (a fresh dict: no YAML anchors)."""
-    return {"nullable": True, "enum": [None]}
-
-
-OBJECT_OR_NULL = {"type": "object", "nullable": True}
+NULL: dict[str, Any] = {"type": "null"}
 
 
 class Ref(fields.String):
@@ -143,13 +138,13 @@ def cards(description: str, **kwargs: Any) -> fields.List:
 def _component_property(converter: Any, field: fields.Field, ret: dict[str, Any],
                         **_kwargs: Any) -> dict[str, Any]:  # fmt: skip
     """Document a ``Ref`` field as ``allOf: [$ref]`` (keeping its description beside it), or
-    ``anyOf: [$ref, null]`` when it may be null (OpenAPI 3.0 has no null type of its own)."""
+    ``anyOf: [$ref, null]`` when it may be null. A nested schema's ``$ref`` with words beside
+    it goes in an ``allOf`` too: OpenAPI 3.1 allows the siblings, but generators such as
+    openapi-python-client read a ``$ref`` alone and drop them (a ``oneOf`` of player kinds)."""
     component = getattr(field, "component", None)
     if component is None:
-        if field.allow_none and OBJECT_OR_NULL in ret.get("anyOf", []):
-            # apispec's null for a nested schema, {"type": "object", ...}, reads as "an
-            # object or null" to generators; say "this schema or null" instead.
-            ret["anyOf"] = [part for part in ret["anyOf"] if part != OBJECT_OR_NULL] + [null()]
+        if "$ref" in ret and len(ret) > 1:
+            ret["allOf"] = [{"$ref": ret.pop("$ref")}]
         return {}
     kept: dict[str, Any] = {
         key: ret[key] for key in ("description", "readOnly", "writeOnly") if key in ret
@@ -157,7 +152,7 @@ def _component_property(converter: Any, field: fields.Field, ret: dict[str, Any]
     ret.clear()
     ret.update(kept)
     if field.allow_none:
-        return {"anyOf": [ref(component), null()]}
+        return {"anyOf": [ref(component), dict(NULL)]}
     return {"allOf": [ref(component)]}
 
 

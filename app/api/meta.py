@@ -72,7 +72,7 @@ def openapi_yaml() -> Response:
     return Response(api.spec.to_yaml(), mimetype="application/yaml")
 
 
-# Swagger UI ships inside the swagger-ui-bundle package (no CDN). Only the files the page
+# Swagger UI ships inside the swagger-ui-bundle-v2 package (no CDN). Only the files the page
 # uses are served, not the package's whole folder (its own index.html, oauth2 page, maps).
 DOCS_ASSETS = frozenset(
     {"swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js",
