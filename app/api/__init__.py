@@ -50,6 +50,7 @@ def register_api(app: Flask) -> ProblemApi:
             {"examples": [example]} if example is not None else None,
             schema=schema,
         )
+    api.spec.components.schema("StreamEvent", stream.EVENT)
     api.register_blueprint(games.blp)
     api.register_blueprint(rules.blp)
     app.register_blueprint(meta.bp)
