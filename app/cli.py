@@ -3,26 +3,44 @@
 from __future__ import annotations
 
 import argparse
+import json
+import logging
 import sys
+import tempfile
 from pathlib import Path
 
+from app import create_app
+from app.api.examples import EXAMPLES_FILE, record
 from app.config import PROJECT_ROOT
-from app.persistence.schema import migrate_database as migrate_database  # used by examples
+from app.engine.bots.simulate import main as simulate
+from app.persistence.schema import migrate_database
 
 
 def openapi_document() -> str:
-    from app import create_app
-
     app = create_app({"DATABASE_URL": "sqlite:///:memory:", "RATE_LIMIT": "off"})
     text: str = app.extensions["basra_api"].spec.to_yaml()
     return text
 
 
+def write_examples(path: Path = EXAMPLES_FILE) -> Path:
+    """Record the examples (app/api/examples.py) on a throwaway SQLite database and write
+    them to ``path``."""
+    logging.disable(logging.INFO)  # one JSON line per request is noise here
+    with tempfile.TemporaryDirectory() as workdir:
+        url = f"sqlite:///{Path(workdir) / 'examples.sqlite3'}"
+        migrate_database(url)
+        app = create_app({"DATABASE_URL": url, "RATE_LIMIT": "off"})
+        try:
+            examples = record(app.test_client())
+        finally:
+            app.extensions["basra_db"].dispose()
+    path.write_text(json.dumps(examples, indent=1, ensure_ascii=False) + "\n")
+    return path
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "simulate":
-        from app.engine.bots.simulate import main as simulate
-
         return simulate(argv[1:])
     parser = argparse.ArgumentParser(prog="basra", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -43,9 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.output).write_text(openapi_document())
         print(f"wrote {args.output}", file=sys.stderr)
     elif args.command == "examples":
-        from app.api.examples import record_to_file
-
-        print(f"wrote {record_to_file()}; now run `basra openapi`", file=sys.stderr)
+        print(f"wrote {write_examples()}; now run `basra openapi`", file=sys.stderr)
     return 0
 
 

@@ -52,3 +52,45 @@ def test_the_api_reaches_the_database_only_through_the_services():
         if name.split(".")[0] == "sqlalchemy" or name.startswith("app.persistence")
     }
     assert not foreign, foreign
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(APP.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports_of(path: Path, known: set[str]) -> set[str]:
+    """The modules of ``known`` that ``path`` imports, at its top or inside a function: for
+    ``from package import name``, the module ``package.name`` if there is one, else the
+    package itself (whose ``__init__`` then stands for what it re-exports)."""
+    package = _module_name(path) if path.name == "__init__.py" else _module_name(path.parent)
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: from . import x, from .x import y
+                stem = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*stem, base] if base else stem)
+            for alias in node.names:
+                found.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base)
+    return found & known
+
+
+def test_no_module_of_the_app_imports_itself_back():
+    """app/ imports one way, functions' own imports included: every module can be read (and
+    loaded) after the ones it needs."""
+    paths = {_module_name(path): path for path in APP.rglob("*.py")}
+    graph = {name: _imports_of(path, set(paths)) - {name} for name, path in paths.items()}
+    cycles = []
+    for start in graph:
+        reached, todo = set(), list(graph[start])
+        while todo:
+            name = todo.pop()
+            if name not in reached:
+                reached.add(name)
+                todo.extend(graph[name])
+        if start in reached:
+            cycles.append(start)
+    assert not cycles, f"in an import cycle: {sorted(cycles)}"

@@ -6,16 +6,16 @@ from typing import Any
 
 from flask import Flask
 
-from app.api import contract, examples, games, meta, rules, schemas
-from app.api import stream as _stream  # noqa: F401  (adds GET /games/{id}/stream to games.blp)
+# (importing stream adds GET /games/{id}/stream to games.blp)
+from app.api import contract, examples, games, meta, rules, schemas, stream
 from app.api.errors import ProblemApi, register_error_handlers
 from app.api.headers import install_security_headers
 from app.api.limits import install_limits
 
 API_SETTINGS: dict[str, Any] = {
     "API_TITLE": "Egyptian Basra",
-    "API_VERSION": "2.2.0",
-    "OPENAPI_VERSION": "3.0.3",
+    "API_VERSION": "2.3.0",
+    "OPENAPI_VERSION": "3.1.0",
     "OPENAPI_URL_PREFIX": "/",
     "OPENAPI_JSON_PATH": "openapi.json",
     "OPENAPI_SWAGGER_UI_PATH": "/docs",
@@ -37,6 +37,8 @@ def register_api(app: Flask) -> ProblemApi:
         app.config.setdefault(key, value)
     api = ProblemApi(app)
     contract.install(api)
+    api.spec.components.schema("StreamRecordType", stream.RECORD_TYPE)
+    api.spec.components.schema("Problem", schema=schemas.ProblemSchema)
     recorded = examples.load()
     plugin = examples.ExamplesPlugin(recorded)
     plugin.init_spec(api.spec)
@@ -44,10 +46,11 @@ def register_api(app: Flask) -> ProblemApi:
     for name, schema in schemas.STREAM_RECORDS.items():  # the stream's records, for others to $ref
         example = recorded.get(examples.RECORDS_KEY, {}).get(name)
         api.spec.components.schema(
-            schema.__name__.removesuffix("Schema"),
-            {"example": example} if example is not None else None,
+            stream.RECORD_COMPONENTS[name],
+            {"examples": [example]} if example is not None else None,
             schema=schema,
         )
+    api.spec.components.schema("StreamEvent", stream.EVENT)
     api.register_blueprint(games.blp)
     api.register_blueprint(rules.blp)
     app.register_blueprint(meta.bp)

@@ -14,6 +14,7 @@ from apispec import BasePlugin
 from marshmallow import fields
 
 from app.api.errors import PROBLEM_JSON, PROBLEMS
+from app.api.telemetry import REQUEST_ID, REQUEST_ID_HEADER
 from app.engine import BASRA, EVENT_TYPES_BY_NAME, JACK_BASRA
 from app.engine.bots import BOT_LEVELS
 from app.engine.cards import FULL_DECK, RANKS, SUITS
@@ -66,7 +67,7 @@ COMPONENTS: dict[str, dict[str, Any]] = {
             "hearts. The server always writes codes in upper case. The 52 codes are listed in "
             "the canonical order of the fair shuffle (FAIRNESS.md): AS=0 ... KC=51."
         ),
-        "example": "7D",
+        "examples": ["7D"],
     },
     "CardInput": {
         "description": (
@@ -78,7 +79,7 @@ COMPONENTS: dict[str, dict[str, Any]] = {
             ref("Card"),
             {"type": "string", "pattern": CARD_INPUT_PATTERN, "maxLength": 3},
         ],
-        "example": "7D",
+        "examples": ["7D"],
     },
     "GameStatus": {
         "type": "string",
@@ -115,12 +116,7 @@ COMPONENTS: dict[str, dict[str, Any]] = {
 }
 
 
-def null() -> dict[str, Any]:
-    """OpenAPI 3.0's way to say "or null" inside an anyOf (a fresh dict: no YAML anchors)."""
-    return {"nullable": True, "enum": [None]}
-
-
-OBJECT_OR_NULL = {"type": "object", "nullable": True}
+NULL: dict[str, Any] = {"type": "null"}
 
 
 class Ref(fields.String):
@@ -142,13 +138,13 @@ def cards(description: str, **kwargs: Any) -> fields.List:
 def _component_property(converter: Any, field: fields.Field, ret: dict[str, Any],
                         **_kwargs: Any) -> dict[str, Any]:  # fmt: skip
     """Document a ``Ref`` field as ``allOf: [$ref]`` (keeping its description beside it), or
-    ``anyOf: [$ref, null]`` when it may be null (OpenAPI 3.0 has no null type of its own)."""
+    ``anyOf: [$ref, null]`` when it may be null. A nested schema's ``$ref`` with words beside
+    it goes in an ``allOf`` too: OpenAPI 3.1 allows the siblings, but generators such as
+    openapi-python-client read a ``$ref`` alone and drop them (a ``oneOf`` of player kinds)."""
     component = getattr(field, "component", None)
     if component is None:
-        if field.allow_none and OBJECT_OR_NULL in ret.get("anyOf", []):
-            # apispec's null for a nested schema, {"type": "object", ...}, reads as "an
-            # object or null" to generators; say "this schema or null" instead.
-            ret["anyOf"] = [part for part in ret["anyOf"] if part != OBJECT_OR_NULL] + [null()]
+        if "$ref" in ret and len(ret) > 1:
+            ret["allOf"] = [{"$ref": ret.pop("$ref")}]
         return {}
     kept: dict[str, Any] = {
         key: ret[key] for key in ("description", "readOnly", "writeOnly") if key in ret
@@ -156,7 +152,7 @@ def _component_property(converter: Any, field: fields.Field, ret: dict[str, Any]
     ret.clear()
     ret.update(kept)
     if field.allow_none:
-        return {"anyOf": [ref(component), null()]}
+        return {"anyOf": [ref(component), dict(NULL)]}
     return {"allOf": [ref(component)]}
 
 
@@ -172,16 +168,6 @@ class DescriptionsPlugin(BasePlugin):
         return {"description": " ".join(doc.split())}
 
 
-REQUEST_ID = {
-    "description": (
-        "The request's id: the client's own `X-Request-ID` when it is 1 to 128 characters of "
-        "`[A-Za-z0-9._-]`, else a new one. Problem documents repeat it as `request_id`; quote "
-        "it when you report a problem"
-    ),
-    "schema": {"type": "string"},
-}
-
-
 class RequestIdPlugin(BasePlugin):
     """Every operation takes an optional X-Request-ID and every answer carries one."""
 
@@ -189,13 +175,13 @@ class RequestIdPlugin(BasePlugin):
                          **_kwargs: Any) -> None:  # fmt: skip
         for operation in (operations or {}).values():
             parameters = operation.setdefault("parameters", [])
-            if not any(p.get("name") == "X-Request-ID" for p in parameters if "name" in p):
+            if not any(p.get("name") == REQUEST_ID_HEADER for p in parameters if "name" in p):
                 # No pattern: an id that is not sane is replaced, never refused.
-                parameters.append({"in": "header", "name": "X-Request-ID", "required": False,
+                parameters.append({"in": "header", "name": REQUEST_ID_HEADER, "required": False,
                                    **REQUEST_ID})  # fmt: skip
             for answer in operation.get("responses", {}).values():
                 if isinstance(answer, dict) and "$ref" not in answer:
-                    answer.setdefault("headers", {})["X-Request-ID"] = dict(REQUEST_ID)
+                    answer.setdefault("headers", {})[REQUEST_ID_HEADER] = dict(REQUEST_ID)
 
 
 def install(api: Any) -> None:
@@ -208,23 +194,6 @@ def install(api: Any) -> None:
     api.ma_plugin.converter.add_attribute_function(_component_property)
     # flask-smorest's own pagination schema: this API pages with cursors, and never uses it.
     api.spec.components.schemas.pop("PaginationMetadata", None)
-    from app.api.schemas import STREAM_RECORDS, ProblemSchema  # schemas.py builds on this module
-
-    api.spec.components.schema(
-        "StreamRecordType",
-        {
-            "type": "string",
-            "enum": list(STREAM_RECORDS),
-            "description": "The `event:` name of a record of GET /games/{game_id}/stream; its "
-            "`data:` line is the schema of the same name: "
-            + ", ".join(
-                f"`{name}`: {schema.__name__.removesuffix('Schema')}"
-                for name, schema in STREAM_RECORDS.items()
-            ),
-        },
-    )
-
-    api.spec.components.schema("Problem", schema=ProblemSchema)
 
 
 # ---------------------------------------------------------------- problems per operation

@@ -10,7 +10,7 @@ from flask import Flask, Response, current_app, json
 from flask_smorest import Api
 from werkzeug.exceptions import HTTPException
 
-from app.api.telemetry import request_id
+from app.api.telemetry import REQUEST_ID, REQUEST_ID_HEADER, request_id
 from app.engine import EngineError
 from app.observability import metrics
 from app.services.errors import Backlogged, ServiceError, Unavailable
@@ -98,12 +98,10 @@ class ProblemApi(Api):
 
     def _register_responses(self) -> None:
         # Every operation's "default" response is a problem document, not smorest's own.
-        # (contract.install registers the Problem schema itself.)
-        from app.api.contract import REQUEST_ID
-
+        # (register_api registers the Problem schema itself.)
         response = {
             "description": "Any other problem (RFC 9457): e.g. `internal_error` (500)",
-            "headers": {"X-Request-ID": dict(REQUEST_ID)},
+            "headers": {REQUEST_ID_HEADER: dict(REQUEST_ID)},
             "content": {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}},
         }
         self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, response, lazy=True)

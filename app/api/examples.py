@@ -21,6 +21,9 @@ from typing import Any
 
 from apispec import BasePlugin
 
+from app.api.contract import CARD_CODES
+from app.api.errors import PROBLEM_JSON
+
 EXAMPLES_FILE = Path(__file__).with_name("examples.json")
 PROBLEMS_KEY = "problems"
 RECORDS_KEY = "stream_records"  # the data of each kind of record of GET /games/{game_id}/stream
@@ -38,8 +41,6 @@ INVITE_SHOWN = "the invite POST /games answered"
 def fixed_deck(hands: list[list[str]], floor: list[str]) -> list[str]:
     """A whole deck dealing ``hands`` (seat 0 first) and ``floor`` in round 1, the rest in
     canonical order (the same construction as tests/api/helpers.py's stacked_deck)."""
-    from app.api.contract import CARD_CODES
-
     top = [code for hand in hands for code in hand] + floor
     return top + [code for code in CARD_CODES if code not in top]
 
@@ -272,27 +273,6 @@ def _play(book: Book, game_id: str, token: str, moves: int = 10_000) -> None:
                               {"card": card}, status=201, token=token)["state"]  # fmt: skip
 
 
-def record_to_file(path: Path = EXAMPLES_FILE) -> Path:
-    """Record the examples on a throwaway SQLite database and write them to ``path``."""
-    import logging
-    import tempfile
-
-    from app import create_app
-    from app.cli import migrate_database
-
-    logging.disable(logging.INFO)  # one JSON line per request is noise here
-    with tempfile.TemporaryDirectory() as workdir:
-        url = f"sqlite:///{Path(workdir) / 'examples.sqlite3'}"
-        migrate_database(url)
-        app = create_app({"DATABASE_URL": url, "RATE_LIMIT": "off"})
-        try:
-            examples = record(app.test_client())
-        finally:
-            app.extensions["basra_db"].dispose()
-    path.write_text(json.dumps(examples, indent=1, ensure_ascii=False) + "\n")
-    return path
-
-
 def load(path: Path = EXAMPLES_FILE) -> dict[str, Any]:
     if not path.exists():
         return {PROBLEMS_KEY: {}, RECORDS_KEY: {}}
@@ -325,8 +305,6 @@ class ExamplesPlugin(BasePlugin):
                 self._problem_examples(media)
 
     def _problem_examples(self, media: dict[str, Any]) -> None:
-        from app.api.errors import PROBLEM_JSON
-
         recorded = self.examples.get(PROBLEMS_KEY, {})
         for code, example in media.get(PROBLEM_JSON, {}).get("examples", {}).items():
             if code in recorded:

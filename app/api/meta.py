@@ -8,6 +8,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, json, send_from_directory
 from swagger_ui_bundle import swagger_ui_path
 
+from app.api.contract import problems
 from app.api.errors import problem
 from app.api.limits import counted_where
 from app.api.requests import bearer_token
@@ -78,7 +79,7 @@ def openapi_yaml() -> Response:
     return Response(text, mimetype="application/yaml")
 
 
-# Swagger UI ships inside the swagger-ui-bundle package (no CDN). Only the files the page
+# Swagger UI ships inside the swagger-ui-bundle-v2 package (no CDN). Only the files the page
 # uses are served, not the package's whole folder (its own index.html, oauth2 page, maps).
 DOCS_ASSETS = frozenset(
     {"swagger-ui.css", "swagger-ui-bundle.js", "swagger-ui-standalone-preset.js",
@@ -144,8 +145,6 @@ COUNTED_WHERE = {
 
 
 def _operations() -> dict[str, Any]:
-    from app.api.contract import problems
-
     ok = {"type": "string", "enum": ["ok"], "description": "`ok`"}
     ready = {"type": "string", "enum": ["ready"], "description": "`ready`"}
     schema = {"type": "array", "items": {"type": "string"},

@@ -113,6 +113,20 @@ class StrictBoolean(fields.Boolean):
         return value
 
 
+class WholeNumber(fields.Integer):
+    """A JSON number that is an integer, as openapi.yaml's JSON Schema 2020-12 counts them: 5
+    and 5.0 alike, never "5" or true."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(strict=True, **kwargs)
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> int:
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        number: int = super()._deserialize(value, attr, data, **kwargs)
+        return number
+
+
 def _doc(text: str, **more: Any) -> dict[str, Any]:
     return {"metadata": {"description": text, **more}}
 
@@ -173,11 +187,9 @@ def _rule_field(name: str) -> fields.Field:
         return fields.String(validate=validate.OneOf(CHOICES[name]), **doc)
     if name in NULLABLE_LIMITS:
         low, high = NULLABLE_LIMITS[name]
-        return fields.Integer(
-            strict=True, allow_none=True, validate=validate.Range(min=low, max=high), **doc
-        )
+        return WholeNumber(allow_none=True, validate=validate.Range(min=low, max=high), **doc)
     low, high = LIMITS[name]
-    return fields.Integer(strict=True, validate=validate.Range(min=low, max=high), **doc)
+    return WholeNumber(validate=validate.Range(min=low, max=high), **doc)
 
 
 RulesSchema = Schema.from_dict(
@@ -774,7 +786,7 @@ class GameSetupSchema(Schema):
     players = fields.List(
         fields.Integer(),
         required=True,
-        metadata={"example": [2, 4], "description": "the allowed numbers of players"},
+        metadata={"examples": [[2, 4]], "description": "the allowed numbers of players"},
     )
     bots = fields.List(
         fields.Nested(BotInfoSchema), required=True, metadata={"description": "every bot level"}

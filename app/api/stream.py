@@ -11,7 +11,7 @@ from flask import Response, current_app, request
 from flask.views import MethodView
 
 from app.api import schemas
-from app.api.contract import problems
+from app.api.contract import problems, ref
 from app.api.errors import ApiError, problem
 from app.api.games import _uow, blp
 from app.api.limits import client_address
@@ -31,10 +31,55 @@ RETRY_MS = 2000
 FULL_RETRY_SECONDS = 5  # when this process, or the address, holds all it may (StreamSlots)
 _VERSION = re.compile(r"^[0-9]{1,10}$")
 _LARGEST = 2**31 - 1  # the log's seq column; any version past the game's reads as the game's
+# Each record's data is documented by the component of its schema's name: `move`: MoveRecord.
+RECORD_COMPONENTS = {
+    name: schema.__name__.removesuffix("Schema") for name, schema in schemas.STREAM_RECORDS.items()
+}
 RECORDS_DOC = "\n".join(
-    f"- `{name}`: #/components/schemas/{schema.__name__.removesuffix('Schema')}"
-    for name, schema in schemas.STREAM_RECORDS.items()
+    f"- `{name}`: #/components/schemas/{component}" for name, component in RECORD_COMPONENTS.items()
 )
+RECORD_TYPE = {
+    "type": "string",
+    "enum": list(RECORD_COMPONENTS),
+    "description": "The `event:` name of a record of GET /games/{game_id}/stream; its "
+    "`data:` line is the schema of the same name: "
+    + ", ".join(f"`{name}`: {component}" for name, component in RECORD_COMPONENTS.items()),
+}
+# One record as an SSE client parses it: its `id:`, `event:` and `data:` lines, the data a JSON
+# text whose schema the event names (JSON Schema's contentSchema, OpenAPI 3.1).
+EVENT = {
+    "type": "object",
+    "description": "A record of GET /games/{game_id}/stream, as an EventSource gives it: "
+    "`id` the game's version after the record's event, `event` its name, and `data` a JSON "
+    "text of the schema that name gives (StreamRecordType)",
+    "required": ["id", "event", "data"],
+    "properties": {
+        "id": {
+            "type": "string",
+            "pattern": _VERSION.pattern,
+            "description": "The game's version after this record: resume after it with "
+            "Last-Event-ID",
+        },
+        "event": {
+            "description": "The record's name: which schema its data has",
+            "allOf": [ref("StreamRecordType")],
+        },
+        "data": {
+            "type": "string",
+            "contentMediaType": "application/json",
+            "description": "The record, one line of JSON",
+        },
+    },
+    "oneOf": [
+        {
+            "properties": {
+                "event": {"const": name},
+                "data": {"contentMediaType": "application/json", "contentSchema": ref(component)},
+            }
+        }
+        for name, component in RECORD_COMPONENTS.items()
+    ],
+}
 DESCRIPTION = f"""Server-Sent Events: every public record of the game, oldest first, then live
 ones as they are committed by any server process or instance on the same database.
 
@@ -122,9 +167,11 @@ class StreamResource(MethodView):
             {
                 "in": "header",
                 "name": "Last-Event-ID",
-                "schema": {"type": "string", "pattern": _VERSION.pattern},
+                # Empty is no id: EventSource sends none before its first record (WHATWG HTML).
+                "schema": {"type": "string", "pattern": "^(?:[0-9]{1,10})?$"},
                 "required": False,
-                "description": "The id of the last record received: resume after it",
+                "description": "The id of the last record received: resume after it (empty: "
+                "from the start, or from `after`)",
             },
         ],
         responses={
@@ -132,14 +179,10 @@ class StreamResource(MethodView):
                 "description": "An endless text/event-stream, ended after the `over` record",
                 "content": {
                     EVENT_STREAM: {
-                        "schema": {"type": "string"},
+                        "schema": ref("StreamEvent"),
                         "example": 'id: 7\nevent: move\ndata: {"n":1,"round":1,"seat":0,'
                         '"card":"7D","captured":["3S","4H"],"basra":null,"version":7}\n\n',
                     }
-                },
-                "x-sse-records": {
-                    name: {"$ref": f"#/components/schemas/{schema.__name__[:-6]}"}
-                    for name, schema in schemas.STREAM_RECORDS.items()
                 },
             },
             **problems("not_found", "invalid_request"),

@@ -21,6 +21,15 @@ from app.observability import logs, metrics
 REQUEST_ID_HEADER = "X-Request-ID"
 _SANE_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
 _SANE_GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+# The header as openapi.yaml documents it, on every operation and every answer.
+REQUEST_ID = {
+    "description": (
+        "The request's id: the client's own `X-Request-ID` when it is 1 to 128 characters of "
+        "`[A-Za-z0-9._-]`, else a new one. Problem documents repeat it as `request_id`; quote "
+        "it when you report a problem"
+    ),
+    "schema": {"type": "string"},
+}
 
 
 def request_id() -> str | None:

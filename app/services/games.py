@@ -124,11 +124,10 @@ def create_game(
     images: GameImages | None = None,
     bot_backlog: int | None = None,
 ) -> Created:
-    """A new game; one with no open seat deals at once and its bots play their turns (but
-    a game of bots alone, which is played in the background: a match may take minutes, and
-    which is refused while ``bot_backlog`` such games are being played).
-    One with open seats answers an invite that joining needs, unless it is ``public``; it
-    waits ``waiting_seconds`` for its players before it ends cancelled."""
+    """A new game; one with no open seat deals at once and its bots play their turns (but a
+    game of bots alone, played in the background, refused past ``bot_backlog`` of them). One
+    with open seats answers an invite that joining needs, unless it is ``public``; it waits
+    ``waiting_seconds`` for its players before it ends cancelled."""
     now = now or utc_now()
     checked = checked_rules(rules, players)
     seats, tokens = seat_players(players)
@@ -150,11 +149,15 @@ def create_game(
         images.keep(game, min(tokens))  # the creator's first move, against bots
     metrics.game_created()
     metrics.moves_applied(len(moves))
+    return _created(game, tokens, moves, invite)
+
+
+def _created(game: GameRecord, tokens: dict[int, str], moves: Moves, invite: str | None) -> Created:
     return Created(
         game_id=game.id,
         status=game.status,
-        seats=[{**s.public(), **_token_of(tokens, s.seat)} for s in seats],
-        rules=checked.to_dict(),
+        seats=[{**s.public(), **_token_of(tokens, s.seat)} for s in game.seats],
+        rules=game.state.rules.to_dict(),
         fairness={
             "algorithm": ALGORITHM,
             "commitment": game.commitment,
@@ -162,7 +165,7 @@ def create_game(
         },
         moves=moves,
         state=game_view(game, min(tokens) if tokens else None),
-        bots_only=bots_only,
+        bots_only=all(seat.bot for seat in game.seats),
         invite=invite,
     )
 

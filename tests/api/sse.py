@@ -50,6 +50,22 @@ def blocks(chunks: Iterable[bytes | str]) -> Iterator[Sse]:
             yield parse_block(block)
 
 
+def raw_events(text: str) -> list[dict[str, str]]:
+    """The records of a whole stream body as an EventSource hands them over: ``id``, ``event``
+    and ``data`` as the text they were sent as (the data not parsed)."""
+    events = []
+    for block in text.split("\n\n"):
+        fields: dict[str, list[str]] = {}
+        for line in block.split("\n"):
+            if line and not line.startswith(":"):
+                name, _, value = line.partition(":")
+                fields.setdefault(name, []).append(value.removeprefix(" "))
+        if "data" in fields:
+            event = {name: values[-1] for name, values in fields.items() if name in ("id", "event")}
+            events.append({**event, "data": "\n".join(fields["data"])})
+    return events
+
+
 def records(text: str) -> list[Sse]:
     """The records (blocks with an event) of a whole stream body."""
     return [block for block in blocks([text]) if block.event is not None]

@@ -176,11 +176,21 @@ def test_the_players_list_is_required(client):
 @pytest.mark.parametrize(
     "rules",
     [{"seven_diamonds": "sometimes"}, {"target_score": "101"}, {"target_score": 1.5},
-     {"basra_on_final_play": "yes"}, {"basra_on_final_play": 1}, {"majority_points": -1}],
+     {"target_score": True}, {"basra_on_final_play": "yes"}, {"basra_on_final_play": 1},
+     {"majority_points": -1}, {"majority_points": -1.0}],
 )  # fmt: skip
 def test_a_bad_rule_value_is_refused(client, rules):
     response = client.post("/games", json={"players": BOTS_ONLY, "rules": rules})
     assert_problem(response, 422, "invalid_request")
+
+
+def test_a_whole_number_written_with_a_point_is_that_integer(client):
+    # JSON Schema 2020-12, which openapi.yaml is written in, counts 31.0 as an integer.
+    response = client.post(
+        "/games", json={"players": BOTS_ONLY, "rules": {"target_score": 31.0, "turn_seconds": None}}
+    )
+    assert response.status_code == 201, response.get_json()
+    assert response.get_json()["state"]["target_score"] == 31
 
 
 @pytest.mark.parametrize("bad", ["missing", "duplicate", "extra"])

@@ -11,9 +11,9 @@ import pytest
 import yaml
 from openapi_core import Config, OpenAPI
 from openapi_core.testing import MockRequest, MockResponse
-from openapi_schema_validator import OAS30Validator
+from openapi_schema_validator import OAS31Validator
 from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT4
+from referencing.jsonschema import DRAFT202012
 
 from app.api.errors import PROBLEM_JSON
 from app.api.examples import PROBLEMS_KEY, RECORDS_KEY, load, record
@@ -148,23 +148,21 @@ def test_shape_check_notices_a_renamed_key_and_a_changed_type() -> None:
 
 
 REGISTRY: Registry[Any] = Registry().with_resource(
-    "urn:basra", Resource.from_contents(SPEC, default_specification=DRAFT4)
+    "urn:basra", Resource.from_contents(SPEC, default_specification=DRAFT202012)
 )
 
 
 def validate_record(name: str, data: Any) -> None:
     component = STREAM_RECORDS[name].__name__.removesuffix("Schema")
     ref = {"$ref": f"urn:basra#/components/schemas/{component}"}
-    OAS30Validator(ref, registry=REGISTRY).validate(data)
+    OAS31Validator(ref, registry=REGISTRY).validate(data)
 
 
 def test_every_stream_record_example_is_valid_against_its_schema() -> None:
     seen = set()
     for name, schema in STREAM_RECORDS.items():
-        example = SPEC["components"]["schemas"][schema.__name__.removesuffix("Schema")].get(
-            "example"
-        )
-        if example is not None:
+        component = SPEC["components"]["schemas"][schema.__name__.removesuffix("Schema")]
+        for example in component.get("examples", []):
             validate_record(name, example)
             seen.add(name)
     assert seen == set(STREAM_RECORDS), sorted(set(STREAM_RECORDS) - seen)

@@ -2,20 +2,33 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
+from openapi_schema_validator import OAS31Validator
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
 
 from app import create_app
+from app.api.schemas import STREAM_RECORDS
+from app.live.records import MAPPERS
 
+from .clock_support import clock_at, later
 from .helpers import bearer, create, human_vs_bot
-from .sse import LiveReader, records
+from .sse import LiveReader, raw_events, records
 from .support import MOVE_FIELDS, assert_problem, finished_bot_game, moves, view
 
 RECORD_NAMES = {"joined", "dealt", "move", "round", "timeout", "resigned", "over"}
+SPEC = yaml.safe_load((Path(__file__).resolve().parents[2] / "openapi.yaml").read_text())
+SPEC_REGISTRY: Registry[Any] = Registry().with_resource(
+    "urn:basra", Resource.from_contents(SPEC, default_specification=DRAFT202012)
+)
 
 
 @pytest.fixture(scope="module")
@@ -125,6 +138,58 @@ def test_no_record_carries_a_hand_the_stock_a_legal_move_or_a_seed(client):
             record.data
         ), record
     assert "server_seed" not in text and "deck" not in text
+
+
+def every_kind_of_record(client: Any) -> list[dict[str, str]]:
+    """The streams of a game played to its end and of one joined, timed out and resigned."""
+    finished = finished_bot_game(client, [{"bot": "greedy"}, {"bot": "random"}])
+    clocked = create(client, [{"name": "Amira"}, {"open": True}], rules={"turn_seconds": 30})
+    url = f"/games/{clocked['id']}"
+    joined = client.post(f"{url}/join", json={"name": "Badr", "invite": clocked["invite"]})
+    assert joined.status_code == 201, joined.get_json()
+    with clock_at(client.application, later(31)):
+        assert client.get(url).get_json()["version"] > joined.get_json()["state"]["version"]
+    resigned = client.post(f"{url}/resign", headers=bearer(clocked["seats"][0]["token"]))
+    assert resigned.status_code == 201, resigned.get_json()
+    return [
+        event
+        for game_id in (finished["id"], clocked["id"])
+        for event in raw_events(stream(client, game_id).get_data(as_text=True))
+    ]
+
+
+def content_schema(event: str) -> dict[str, Any]:
+    """The schema openapi.yaml gives the data of a record named ``event``."""
+    for branch in SPEC["components"]["schemas"]["StreamEvent"]["oneOf"]:
+        if branch["properties"]["event"]["const"] == event:
+            data = branch["properties"]["data"]
+            assert data["contentMediaType"] == "application/json"
+            return dict(data["contentSchema"])
+    raise AssertionError(f"openapi.yaml gives record {event!r} no schema")
+
+
+# Fields these games do not make the server send, and the test that sees them sent.
+SENT_ELSEWHERE = {
+    "ResignedRecord": {"reason"},  # a forfeit's: tests/api/test_turn_clock.py -k forfeit
+}
+
+
+def test_every_record_the_stream_sends_is_a_stream_event_of_openapi_yaml(client):
+    assert {name for name, _ in MAPPERS.values()} == set(STREAM_RECORDS) == RECORD_NAMES
+    sent = every_kind_of_record(client)
+    assert {event["event"] for event in sent} == RECORD_NAMES
+    event_schema = {"$ref": "urn:basra#/components/schemas/StreamEvent"}
+    seen: dict[str, set[str]] = {}
+    for event in sent:
+        OAS31Validator(event_schema, registry=SPEC_REGISTRY).validate(event)
+        ref = content_schema(event["event"])["$ref"]
+        data = json.loads(event["data"])
+        OAS31Validator({"$ref": f"urn:basra{ref}"}, registry=SPEC_REGISTRY).validate(data)
+        seen.setdefault(ref, set()).update(data)
+    for ref, fields in seen.items():  # and the schema documents no field that is never sent
+        name = ref.rsplit("/", 1)[1]
+        documented = SPEC["components"]["schemas"][name]["properties"]
+        assert set(documented) == fields | SENT_ELSEWHERE.get(name, set()), ref
 
 
 def test_a_move_reaches_an_open_stream_while_the_game_is_on(live):
