@@ -68,7 +68,10 @@ def test_a_clocked_move_sets_its_new_deadline_and_a_last_move_its_status(databas
     play_first_card(database, game_id, token, now)
     (update,) = updates
     assert " deadline = " in update and " status = " not in update
-    assert loaded(database, game_id).deadline == now + timedelta(seconds=30) != before
+    deadline = loaded(database, game_id).deadline
+    assert deadline is not None and deadline != before
+    # 30 s from when the answer was ready: the move's time (with its bot's reply) added.
+    assert timedelta(0) <= deadline - (now + timedelta(seconds=30)) < timedelta(seconds=5)
     updates.clear()
     resigned = games.resign_game(SqlUnitOfWork(database), game_id, token)
     assert resigned.state["status"] == "finished"
