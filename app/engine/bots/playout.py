@@ -21,9 +21,12 @@ from app.engine.bots.table import (
     KIND_SHIFT,
     RANK,
     SEVEN_D,
+    CaptureTable,
 )
 
 CARD_WEIGHT = 1.0  # points a captured card is worth towards the majority
+MAJORITY = 30  # the usual majority award, the one CARD_WEIGHT is set for
+HALF_DECK = 26
 SPECIAL_COST = 3.0  # what keeping a Jack or the 7D for later is worth
 KEEP = tuple(SPECIAL_COST if RANK[i] == JACK_RANK or i == SEVEN_D else 0.0 for i in range(52))
 
@@ -53,10 +56,14 @@ def playout(
     defend_us: float = 1.0,
     defend_them: float = 1.0,
     trace: list[int] | None = None,
+    race: bool = False,
 ) -> float:
     """Play ``state`` (which is used up) to the end of the round; the margin of ``side``.
     ``defend_us`` and ``defend_them`` weigh the next seat's expected basra for the
-    seats of ``side`` and for the others; ``trace``, if given, receives every card."""
+    seats of ``side`` and for the others; ``trace``, if given, receives every card.
+    With ``race`` a card taken is worth what is at stake in the majority: in proportion
+    to the award (a carried tie doubles it), and nothing once a side holds more than half
+    the deck."""
     table = state.table
     memo = table.memo
     threats = table.threats
@@ -71,7 +78,10 @@ def playout(
     turn = state.turn
     in_hands = state.in_hands
     worth = (0.0, float(state.basra_points), float(state.jack_points))
+    weight = CARD_WEIGHT * state.majority / MAJORITY if race else CARD_WEIGHT
     while in_hands:
+        if race and (cards[0] > HALF_DECK or cards[1] > HALF_DECK):
+            weight = 0.0
         hand = hands[turn]
         if len(hand) == 1:
             card = hand[0]
@@ -94,7 +104,7 @@ def playout(
                     found = table.capture(floor, option)
                 captured = found & CARD_BITS
                 if captured:
-                    score = worth[found >> KIND_SHIFT] + (captured.bit_count() + 1) * CARD_WEIGHT
+                    score = worth[found >> KIND_SHIFT] + (captured.bit_count() + 1) * weight
                     left = floor ^ captured
                 else:
                     score = 0.0
@@ -133,3 +143,29 @@ def playout(
     state.last_side = last_side
     state.in_hands = 0
     return state.outcome(side)
+
+
+def move_score(
+    table: CaptureTable, floor: int, card: int, hidden: int, reply: int, defend: float
+) -> float:
+    """The play-out policy's worth of one move, as the loop above reckons it: points made,
+    less ``defend`` times the next seat's expected basra points from the floor left
+    (``hidden``: the cards the mover has not seen; ``reply``: the next hand's size), less
+    what a Jack or the 7D is worth kept."""
+    found = table.capture(floor, card)
+    captured = found & CARD_BITS
+    if captured:
+        worth = (0.0, float(table.rules.basra_points), float(table.rules.jack_basra_points))
+        score = worth[found >> KIND_SHIFT] + (captured.bit_count() + 1) * CARD_WEIGHT
+        left = floor ^ captured
+    else:
+        score = 0.0
+        left = floor | (1 << card)
+    score -= KEEP[card]
+    if defend and left:
+        odds = HIT[hidden.bit_count()]
+        for kind_mask, gain in table.threats(left):
+            count = (kind_mask & hidden).bit_count()
+            if count:
+                score -= defend * gain * odds[count][reply]
+    return score
