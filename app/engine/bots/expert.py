@@ -6,9 +6,11 @@ each candidate card in every world, finish the round with the defensive play-out
 policy, and keep the card with the best mean result. The same worlds serve every
 candidate, so the comparison is paired and its noise small. Once the stock is empty
 the unseen cards are exactly the other hands: with two players the position is then
-open and the rest of the round is searched exactly (alpha-beta on the round's points);
+open and the rest of the round is searched exactly (alpha-beta on the same value);
 with four, each sampled deal of the three hidden hands is searched exactly once few
-enough cards are left.
+enough cards are left. A round's end is valued by the odds it leaves of winning the match
+(``match.py``); ``classic``, the same search on the round's margin, is kept to measure by.
+The search has a fixed size, so a decision is reproducible from the view and the rng.
 """
 
 from __future__ import annotations
@@ -36,7 +38,6 @@ log = logging.getLogger("basra.bots")
 @dataclass(frozen=True, slots=True)
 class Expert:
     samples: int = 128  # sampled worlds per decision mid-round
-    plays: int = 0  # if set, at most this many cards played in play-outs a decision
     defend_us: float = 1.0  # weight of the next seat's expected basra in our play-outs
     defend_them: float = 0.0  # and in the other side's
     exact_cards: int = 8  # exact search once the stock is empty and this few cards are left
@@ -44,7 +45,6 @@ class Expert:
     surprise: float = 0.2  # odds kept for a world where another seat passed over its best
     min_worlds: int = 8  # searched even past a deadline
     match: bool = False  # value a round's end by the odds of winning the match
-    race: bool = False  # weigh cards in the play-outs by what the majority race has at stake
 
     def choose(self, view: SeatView, rng: random.Random, deadline: float | None = None) -> Card:
         """The best card found in a search of fixed size, so the same view and ``rng`` give
@@ -63,17 +63,11 @@ class Expert:
             worlds = 1 if view.players == 2 else self.exact_samples
             finish = _exact(side, leaf)
         else:
-            worlds = self.worlds(len(cards), base.in_hands + view.stock_size)
-            finish = _playout(side, self.defend_us, self.defend_them, self.race, leaf)
+            worlds = self.samples
+            finish = _playout(side, self.defend_us, self.defend_them, leaf)
         scores = self._evaluate(base, view, unseen, rng, worlds, cards, finish, deadline)
         best = max(range(len(cards)), key=lambda i: (scores[i], -i))
         return candidates[best].card
-
-    def worlds(self, candidates: int, cards_left: int) -> int:
-        """Worlds to sample: ``samples``, fewer when ``plays`` bounds the work."""
-        if not self.plays:
-            return self.samples
-        return max(self.min_worlds, min(self.samples, self.plays // (candidates * cards_left)))
 
     def _evaluate(
         self,
@@ -116,16 +110,16 @@ def distinct_moves(moves: tuple[Capture, ...]) -> list[Capture]:
 Leaf = Callable[[Round, int], float] | None
 
 
-def _playout(side: int, us: float, them: float, race: bool, leaf: Leaf) -> Callable[[Round], float]:
+def _playout(side: int, us: float, them: float, leaf: Leaf) -> Callable[[Round], float]:
     if leaf is None:
 
         def margin(state: Round) -> float:
-            return playout(state, side, us, them, race=race)
+            return playout(state, side, us, them)
 
         return margin
 
     def valued(state: Round) -> float:
-        playout(state, side, us, them, race=race)
+        playout(state, side, us, them)
         return leaf(state, side)
 
     return valued

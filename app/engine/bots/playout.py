@@ -25,8 +25,6 @@ from app.engine.bots.table import (
 )
 
 CARD_WEIGHT = 1.0  # points a captured card is worth towards the majority
-MAJORITY = 30  # the usual majority award, the one CARD_WEIGHT is set for
-HALF_DECK = 26
 SPECIAL_COST = 3.0  # what keeping a Jack or the 7D for later is worth
 KEEP = tuple(SPECIAL_COST if RANK[i] == JACK_RANK or i == SEVEN_D else 0.0 for i in range(52))
 
@@ -56,14 +54,10 @@ def playout(
     defend_us: float = 1.0,
     defend_them: float = 1.0,
     trace: list[int] | None = None,
-    race: bool = False,
 ) -> float:
     """Play ``state`` (which is used up) to the end of the round; the margin of ``side``.
     ``defend_us`` and ``defend_them`` weigh the next seat's expected basra for the
-    seats of ``side`` and for the others; ``trace``, if given, receives every card.
-    With ``race`` a card taken is worth what is at stake in the majority: in proportion
-    to the award (a carried tie doubles it), and nothing once a side holds more than half
-    the deck."""
+    seats of ``side`` and for the others; ``trace``, if given, receives every card."""
     table = state.table
     memo = table.memo
     threats = table.threats
@@ -78,10 +72,7 @@ def playout(
     turn = state.turn
     in_hands = state.in_hands
     worth = (0.0, float(state.basra_points), float(state.jack_points))
-    weight = CARD_WEIGHT * state.majority / MAJORITY if race else CARD_WEIGHT
     while in_hands:
-        if race and (cards[0] > HALF_DECK or cards[1] > HALF_DECK):
-            weight = 0.0
         hand = hands[turn]
         if len(hand) == 1:
             card = hand[0]
@@ -104,7 +95,7 @@ def playout(
                     found = table.capture(floor, option)
                 captured = found & CARD_BITS
                 if captured:
-                    score = worth[found >> KIND_SHIFT] + (captured.bit_count() + 1) * weight
+                    score = worth[found >> KIND_SHIFT] + (captured.bit_count() + 1) * CARD_WEIGHT
                     left = floor ^ captured
                 else:
                     score = 0.0
