@@ -50,15 +50,17 @@ soak: install
 	@echo "counts: test-results/reliability/*-soak.json; see docs/reliability.md"
 
 # The engine and the HTTP benchmarks, a few minutes in all (docs/performance.md). The bot
-# table (600 matches a pairing, docs/bots.md) takes much longer: `make bench BOTS=1` adds it.
+# ladder (400 matches a pairing, docs/bots.md) takes much longer: `make bench BOTS=1` adds it
+# (BOT_MATCHES=60 for a quicker look).
 BOTS ?=
+BOT_MATCHES ?= 400
 bench: install
 	@echo "== bench/engine.py"; $(BIN)/python bench/engine.py --repeat 5
 	@echo "== bench/api.py"; $(BIN)/python bench/api.py
 	@echo "== bench/observability.py"; $(BIN)/python bench/observability.py
 	@echo "== bench/scaling.py"; scripts/ensure-haproxy; $(BIN)/python bench/scaling.py
-	@if [ -n "$(BOTS)" ]; then echo "== bench/bots.py"; $(BIN)/python bench/bots.py; \
-	else echo "(bench/bots.py skipped: make bench BOTS=1 runs the 600-match bot table)"; fi
+	@if [ -n "$(BOTS)" ]; then echo "== bench/bots.py"; $(BIN)/python bench/bots.py --matches $(BOT_MATCHES); \
+	else echo "(bench/bots.py skipped: make bench BOTS=1 runs the 400-match bot ladder)"; fi
 
 lint: install
 	$(BIN)/ruff check .

@@ -74,7 +74,9 @@ def _register_bot_runner(app: Flask) -> None:
     from app.background.bot_runner import BotRunner
     from app.config import machine_file
     from app.services import bots
+    from app.services.turns import THINKING
 
+    THINKING.floor = float(app.config["BOT_THINKING_SECONDS"])
     uow = app.extensions["basra_uow"]
     stale = float(app.config["BOT_STALE_SECONDS"])
     # One lock file per machine and database: the workers of an instance take turns.

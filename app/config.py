@@ -37,6 +37,9 @@ DEFAULT_JOIN_RATE_LIMIT = "30 per minute"  # POST /games/{id}/join per address
 # Bots' moves per address, weighted by cost (app/api/limits.py): 40 moves a minute against
 # three expert bots, far more against random or greedy ones.
 DEFAULT_BOT_WORK_LIMIT = "1200 per minute"
+# At least this long a decision, for an expert bot at a table with a human: above the p99 of
+# its search (docs/bots.md), so nearly every decision takes exactly this long.
+DEFAULT_BOT_THINKING_SECONDS = 0.2
 # Deadlines (API.md items 13 and 15): how often each process sweeps for expired turns and
 # waiting games, and how long a waiting game waits for its next player before it ends.
 DEFAULT_SWEEP_INTERVAL_SECONDS = 1.0
@@ -107,6 +110,11 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         "STREAM_LIMIT": int(os.environ["STREAM_LIMIT"]) if os.environ.get("STREAM_LIMIT") else None,
         # ...and one address at once in one process (app/live/stream_slots.py); "off": none.
         "STREAMS_PER_ADDRESS": os.environ.get("STREAMS_PER_ADDRESS") or DEFAULT_STREAMS_PER_ADDRESS,
+        # An expert bot's decision at a table with a human takes at least this long, so its
+        # thinking time tells nothing of its hand (app/services/turns.py); 0 turns it off.
+        "BOT_THINKING_SECONDS": float(
+            os.environ.get("BOT_THINKING_SECONDS") or DEFAULT_BOT_THINKING_SECONDS
+        ),
         # A game of bots alone unchanged this long is nobody's: a bot runner claims it.
         # How long a move's stored answer serves retries of its Idempotency-Key (a day).
         "IDEMPOTENCY_SECONDS": float(os.environ.get("IDEMPOTENCY_SECONDS") or 86_400),

@@ -1,12 +1,15 @@
-"""Measure the bots against each other and record the table in docs/bots.md.
+"""Measure the bot ladder and record the table in docs/bots.md.
 
-    .venv/bin/python bench/bots.py                 # 600 matches a pairing, 2 processes
-    .venv/bin/python bench/bots.py --matches 100   # a quicker look
-    .venv/bin/python bench/bots.py --no-write      # print only
+    .venv/bin/python bench/bots.py                   # 400 matches a pairing, 2 processes
+    .venv/bin/python bench/bots.py --matches 60      # a quicker look
+    .venv/bin/python bench/bots.py --no-write        # print only
 
-Each pairing is ``basra simulate --a A --b B --matches N --seed S --jobs J`` (matches to
-101, two players, half with each seating on the same decks); the table between the
-markers in docs/bots.md is replaced, the rest of the page is left alone.
+The pairings: each level against the one below, the top level against greedy and against
+``classic`` (the previous expert). Each is ``basra simulate --a A --b B --matches N --seed S
+--jobs J`` (matches to 101, two players, half with each seating on the same decks). The
+ratings are a Bradley-Terry fit over all of them (``app/engine/bots/ratings.py``), random
+anchored at 1000; the table between the markers in docs/bots.md is replaced, the rest of
+the page is left alone.
 """
 
 from __future__ import annotations
@@ -17,12 +20,20 @@ import sys
 import time
 from pathlib import Path
 
+from app.engine.bots import BOT_LEVELS
+from app.engine.bots.ratings import fit
 from app.engine.bots.simulate import MatchSpec, Progress, run_matches
 from app.engine.bots.stats import MatchResult, Summary, summarise
 
-PAIRINGS = (("greedy", "random"), ("expert", "greedy"), ("expert", "random"))
+TOP = BOT_LEVELS[-1]
+PAIRINGS = (
+    *((BOT_LEVELS[i], BOT_LEVELS[i - 1]) for i in range(1, len(BOT_LEVELS))),
+    (TOP, "greedy"),
+    (TOP, "classic"),
+)
 DOC = Path(__file__).resolve().parent.parent / "docs" / "bots.md"
 START, END = "<!-- bench:start -->", "<!-- bench:end -->"
+Row = tuple[str, str, Summary]
 
 
 def run_pairing(a: str, b: str, matches: int, seed: int, jobs: int) -> Summary:
@@ -38,32 +49,43 @@ def run_pairing(a: str, b: str, matches: int, seed: int, jobs: int) -> Summary:
     return summarise(results, a, b, time.monotonic() - started)
 
 
-def table(rows: list[tuple[str, str, Summary]], matches: int, seed: int, jobs: int) -> str:
+def ratings(rows: list[Row]) -> dict[str, float]:
+    return fit((a, b, s.a.wins + s.draws / 2, s.matches) for a, b, s in rows)
+
+
+def table(rows: list[Row], seed: int, jobs: int) -> str:
     lines = [
         f"Matches to 101, 2 players, seed {seed}, {jobs} processes on "
         f"{platform.python_implementation()} {platform.python_version()}, "
         f"{time.strftime('%Y-%m-%d')}.",
         "",
         "| pairing (a vs b) | matches | a wins (95% CI) | points/round a - b (95% CI) "
-        "| points/round a, b | decisions/s a, b | a's decision ms median / p95 |",
-        "|---|---:|---|---|---|---|---|",
+        "| a's decision ms median / p99 | a's CPU ms median / p99 |",
+        "|---|---:|---|---|---|---|",
     ]
     for a, b, s in rows:
         low, high = s.a.ci
         lines.append(
             f"| {a} vs {b} | {s.matches} | {s.a.win_rate:.1%} ({low:.1%} to {high:.1%}) "
             f"| {s.margin:+.1f} ± {s.margin_ci:.1f} "
-            f"| {s.a.points_per_round:.1f}, {s.b.points_per_round:.1f} "
-            f"| {s.a.decisions_per_second:,.0f}, {s.b.decisions_per_second:,.0f} "
-            f"| {s.a.median_ms:.2f} / {s.a.p95_ms:.2f} |"
+            f"| {s.a.median_ms:.2f} / {s.a.p99_ms:.2f} "
+            f"| {s.a.cpu_median_ms:.2f} / {s.a.cpu_p99_ms:.2f} |"
         )
-    lines += ["", "Reproduce one row:", "", "```"]
-    for a, b, _ in rows:
+    fitted = ratings(rows)
+    lines += [
+        "",
+        "Ratings (Bradley-Terry over these matches, random = 1000): "
+        + ", ".join(f"{level} {fitted[level]:.0f}" for level in sorted(fitted, key=fitted.get)),
+        "",
+        "Reproduce one row:",
+        "",
+        "```",
+    ]
+    for a, b, s in rows:
         lines.append(
-            f"basra simulate --a {a} --b {b} --matches {matches} --seed {seed} --jobs {jobs}"
+            f"basra simulate --a {a} --b {b} --matches {s.matches} --seed {seed} --jobs {jobs}"
         )
-    lines += ["```", "", f"or all of them: `.venv/bin/python bench/bots.py --matches {matches} "
-              f"--seed {seed} --jobs {jobs}`."]  # fmt: skip
+    lines += ["```"]
     return "\n".join(lines)
 
 
@@ -76,18 +98,26 @@ def record(text: str) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches", type=int, default=600)
+    parser.add_argument("--matches", type=int, default=400, help="matches a pairing")
+    parser.add_argument(
+        "--search-matches",
+        type=int,
+        help="matches of a pairing with the top level in it (default: --matches)",
+    )
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--no-write", action="store_true", help="do not touch docs/bots.md")
     args = parser.parse_args()
-    rows = []
+    rows: list[Row] = []
     for a, b in PAIRINGS:
-        summary = run_pairing(a, b, args.matches, args.seed, args.jobs)
+        matches = args.matches if TOP not in (a, b) else args.search_matches or args.matches
+        summary = run_pairing(a, b, matches, args.seed, args.jobs)
         print(summary.table(2, 101, args.seed), flush=True)
         rows.append((a, b, summary))
-    text = table(rows, args.matches, args.seed, args.jobs)
+    text = table(rows, args.seed, args.jobs)
     print(text)
+    fitted = ratings(rows)
+    print("RATINGS = {" + ", ".join(f'"{k}": {round(fitted[k])}' for k in BOT_LEVELS) + "}")
     if not args.no_write:
         record(text)
     return 0

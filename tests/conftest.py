@@ -33,6 +33,9 @@ POSTGRES_SERVER_URL = os.environ.get(
     "TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 )
 IN_CI = os.environ.get("CI", "").lower() == "true"
+# Expert bots at a human's table pad their decisions to a floor; tests, and the servers they
+# start, play at full speed (tests/services/test_playing.py checks the padding itself).
+os.environ.setdefault("BOT_THINKING_SECONDS", "0")
 BACKENDS = ["sqlite", "postgresql"]
 
 

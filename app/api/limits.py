@@ -41,7 +41,7 @@ from app.api.errors import problem, seconds_until
 from app.api.requests import bearer_token
 from app.config import machine_file
 
-BOT_MOVE_COST = {"random": 1, "greedy": 1, "expert": 10}  # ~ CPU per move, greedy = 1
+BOT_MOVE_COST = {"random": 1, "greedy": 1, "skilled": 1, "expert": 10}  # ~ CPU per move, greedy = 1
 BOTS_ONLY_CREATE_COST = 5
 CREATE_ENDPOINT = "games.GameCollection"
 JOIN_ENDPOINT = "games.JoinResource"

@@ -763,10 +763,17 @@ class RuleOptionSchema(Schema):
 
 
 class BotInfoSchema(Schema):
-    """A bot a seat can be given, as `{"bot": level}` in POST /games."""
+    """A bot a seat can be given, as `{"bot": level}` in POST /games; listed weakest first."""
 
     level = Ref("BotLevel", required=True, metadata={"description": "the bot's level"})
     help = fields.String(required=True, metadata={"description": "how it plays, in a line"})
+    rating = fields.Integer(
+        required=True,
+        metadata={
+            "description": "its strength on the Elo scale (random is 1000; 200 more wins about "
+            "three matches in four), fitted to matches between the levels (docs/bots.md)"
+        },
+    )
 
 
 class TargetScoreSchema(Schema):

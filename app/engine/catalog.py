@@ -11,6 +11,7 @@ from dataclasses import MISSING, fields
 from typing import Any
 
 from app.engine.bots import BOT_LEVELS
+from app.engine.bots.ratings import RATINGS
 from app.engine.rules import CHOICES, LIMITS, NULLABLE_LIMITS, Rules
 
 PLAYER_COUNTS = (2, 4)
@@ -81,10 +82,13 @@ VALUE_HELP: dict[str, dict[str, str]] = {
     "end_tie": {"play_on": "play more rounds until one side leads", "draw": "the match is drawn"},
 }
 
+# What each level does, in a line (GET /rules lists them weakest first, with their ratings).
 BOT_HELP: dict[str, str] = {
-    "random": "plays any card: easy",
-    "greedy": "takes the most it can right now",
-    "expert": "counts cards and looks ahead",
+    "random": "plays any of its cards at random: for learning the rules",
+    "greedy": "takes the most it can right now and keeps its Jacks and the 7D",
+    "skilled": "takes the most it can without leaving the next player an easy basra",
+    "expert": "counts cards, weighs the hands it cannot see, plays the last deal perfectly "
+    "and plays for the match",
 }
 
 
@@ -133,7 +137,10 @@ def game_setup() -> dict[str, Any]:
     target = next(option for option in options if option["name"] == "target_score")
     return {
         "players": list(PLAYER_COUNTS),
-        "bots": [{"level": level, "help": BOT_HELP.get(level, "")} for level in BOT_LEVELS],
+        "bots": [
+            {"level": level, "help": BOT_HELP.get(level, ""), "rating": RATINGS[level]}
+            for level in BOT_LEVELS
+        ],
         "target_score": {
             "default": target["default"],
             "minimum": target.get("minimum"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hmac
 import random
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from app.engine import (
@@ -33,10 +34,24 @@ from app.services.model import ACTIVE, FINISHED, GameRecord
 
 Moves = list[dict[str, Any]]  # API.md's *moves*, in the order they were applied
 # The longest an expert bot searches for one move, and all the bots' replies to one request
-# together (past it each searches its minimum): on a busy server a move answered by three
-# expert bots stays well under 5 seconds. Idle, a decision takes 0.04 s (at most 0.2).
+# together. The search has a fixed size (the same card on any machine at any load); these are
+# only a last guard, logged when they cut a search short. Idle, a decision takes 0.03 s.
 BOT_DECISION_SECONDS = 1.0
 BOT_REPLIES_SECONDS = 1.5
+# Levels whose thinking time could say something of their hand: padded at a human's table.
+PADDED_LEVELS = frozenset({"expert"})
+
+
+@dataclass(slots=True)
+class Thinking:
+    """The least time a padded bot's decision takes while a human sits at the table, so that
+    how long it thought tells nobody what it holds (``BOT_THINKING_SECONDS``, set by
+    ``create_app``; none by default, so tools and games of bots alone are not slowed)."""
+
+    floor: float = 0.0
+
+
+THINKING = Thinking()
 
 
 def replies_deadline() -> float:
@@ -77,7 +92,13 @@ def advance(
         decide_by = min(time.monotonic() + BOT_DECISION_SECONDS, replies_by)
         card = choose_card(bot, observe(state, state.turn), _bot_random(game), decide_by)
         metrics.bot_decided(bot, time.perf_counter() - started)
+        if bot in PADDED_LEVELS and THINKING.floor > 0 and has_human(game):
+            time.sleep(max(0.0, started + THINKING.floor - time.perf_counter()))
         execute(game, Play(state.turn, card), moves)
+
+
+def has_human(game: GameRecord) -> bool:
+    return any(seat.bot is None for seat in game.seats)
 
 
 def bot_of(game: GameRecord, seat: int) -> str | None:

@@ -45,7 +45,10 @@ def test_allowed_values_and_ranges_come_from_the_engine(client):
 def test_players_bots_and_target_presets_are_listed(client):
     body = setup(client)
     assert body["players"] == [2, 4]
-    assert [bot["level"] for bot in body["bots"]] == list(BOT_LEVELS)
+    assert [bot["level"] for bot in body["bots"]] == list(BOT_LEVELS)  # weakest first
+    ratings = [bot["rating"] for bot in body["bots"]]
+    assert ratings == sorted(ratings) and ratings[0] == 1000
+    assert all(bot["help"] for bot in body["bots"])
     target = body["target_score"]
     assert (target["minimum"], target["maximum"]) == LIMITS["target_score"]
     assert target["default"] == Rules().target_score

@@ -6,7 +6,7 @@ import pytest
 
 from app.engine import Card, CardNotInHand, GameNotActive, InvalidCard, NotYourTurn, Play
 from app.persistence.memory import MemoryUnitOfWork
-from app.services import audit, games
+from app.services import audit, bots, games, turns
 from app.services.creation import Player
 from app.services.errors import (
     Busy,
@@ -160,6 +160,29 @@ def test_two_units_of_work_saving_the_same_version_apply_once():
         with pytest.raises(ConcurrentUpdate):
             second.games.save(b)
     assert [move["card"] for move in audit.moves(first, game_id)] == ["9S"]
+
+
+def thinking_pauses(monkeypatch: pytest.MonkeyPatch, floor: float) -> list[float]:
+    pauses: list[float] = []
+    monkeypatch.setattr(turns.THINKING, "floor", floor)
+    monkeypatch.setattr(turns.time, "sleep", pauses.append)
+    return pauses
+
+
+def test_an_expert_at_a_human_table_thinks_for_at_least_the_floor(uow, monkeypatch):
+    pauses = thinking_pauses(monkeypatch, 30.0)
+    created = games.create_game(uow, [Player(name="Amira"), Player(bot="expert")])
+    play(uow, created.game_id, created.seats[0]["token"], created.state["hand"][0])
+    assert pauses and all(0 < pause <= 30.0 for pause in pauses)
+
+
+def test_bots_alone_and_the_other_levels_are_not_padded(uow, monkeypatch):
+    pauses = thinking_pauses(monkeypatch, 30.0)
+    created = games.create_game(uow, [Player(name="Amira"), Player(bot="greedy")])
+    play(uow, created.game_id, created.seats[0]["token"], created.state["hand"][0])
+    experts = games.create_game(uow, [Player(bot="expert"), Player(bot="expert")])
+    bots.play_bots(uow, experts.game_id, seconds=0.2)
+    assert audit.moves(uow, experts.game_id) and pauses == []
 
 
 def test_stored_answers_expire_the_oldest_first(uow):

@@ -6,6 +6,8 @@ others minimise. Cards of one kind (rank, with the 7D apart) are one move.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from app.engine.bots.fastsim import Round
 from app.engine.bots.table import CARD_BITS, KIND_SHIFT, RANK, SEVEN_D
 
@@ -31,15 +33,23 @@ def ordered_moves(state: Round) -> list[int]:
     return [card for _, card in scored]
 
 
-def exact_value(state: Round, side: int, alpha: float, beta: float) -> float:
+def exact_value(
+    state: Round,
+    side: int,
+    alpha: float,
+    beta: float,
+    leaf: Callable[[Round, int], float] | None = None,
+) -> float:
+    """The value of ``state`` for ``side`` with best play by all: ``leaf`` of the round's
+    end (its point margin unless given)."""
     if not state.in_hands:
-        return state.outcome(side)
+        return state.outcome(side) if leaf is None else leaf(state, side)
     maximising = state.turn % 2 == side
     best = -1e9 if maximising else 1e9
     for card in ordered_moves(state):
         child = state.copy()
         child.play(card)
-        value = exact_value(child, side, alpha, beta)
+        value = exact_value(child, side, alpha, beta, leaf)
         if maximising:
             best = max(best, value)
             alpha = max(alpha, value)

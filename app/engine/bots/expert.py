@@ -6,13 +6,16 @@ each candidate card in every world, finish the round with the defensive play-out
 policy, and keep the card with the best mean result. The same worlds serve every
 candidate, so the comparison is paired and its noise small. Once the stock is empty
 the unseen cards are exactly the other hands: with two players the position is then
-open and the rest of the round is searched exactly (alpha-beta on the round's points);
+open and the rest of the round is searched exactly (alpha-beta on the same value);
 with four, each sampled deal of the three hidden hands is searched exactly once few
-enough cards are left.
+enough cards are left. A round's end is valued by the odds it leaves of winning the match
+(``match.py``); ``classic``, the same search on the round's margin, is kept to measure by.
+The search has a fixed size, so a decision is reproducible from the view and the rng.
 """
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 from collections.abc import Callable
@@ -22,11 +25,14 @@ from app.engine.bots.endgame import exact_value
 from app.engine.bots.fastsim import Round
 from app.engine.bots.inference import sample_worlds
 from app.engine.bots.knowledge import base_round, unseen_cards
+from app.engine.bots.match import MatchScore
 from app.engine.bots.playout import playout
 from app.engine.bots.simple import greedy_key, legal_moves
 from app.engine.capture import Capture
 from app.engine.cards import SEVEN_OF_DIAMONDS, Card
 from app.engine.views import SeatView
+
+log = logging.getLogger("basra.bots")
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,11 +44,13 @@ class Expert:
     exact_samples: int = 12  # sampled deals of the hidden hands for a four-player endgame
     surprise: float = 0.2  # odds kept for a world where another seat passed over its best
     min_worlds: int = 8  # searched even past a deadline
+    match: bool = False  # value a round's end by the odds of winning the match
 
     def choose(self, view: SeatView, rng: random.Random, deadline: float | None = None) -> Card:
-        """The best card found; ``deadline`` (a ``time.monotonic()`` value) stops the search
-        early, after at least ``min_worlds`` worlds, so a busy server answers in bounded time.
-        Without one the search is complete and the choice reproducible from ``rng``."""
+        """The best card found in a search of fixed size, so the same view and ``rng`` give
+        the same card on any machine at any load. ``deadline`` (a ``time.monotonic()``
+        value) is a last guard only: past it the search stops after ``min_worlds`` worlds,
+        and says so in the log."""
         candidates = distinct_moves(legal_moves(view))
         if len(candidates) == 1:
             return candidates[0].card
@@ -50,12 +58,14 @@ class Expert:
         unseen = unseen_cards(view)
         side = view.seat % 2 if view.seat is not None else 0
         cards = [move.card.index for move in candidates]
+        leaf = MatchScore.of(view).value if self.match else None
         if view.stock_size == 0 and base.in_hands <= self.exact_cards:
             worlds = 1 if view.players == 2 else self.exact_samples
-            scores = self._evaluate(base, view, unseen, rng, worlds, cards, _exact(side), deadline)
+            finish = _exact(side, leaf)
         else:
-            play = _playout(side, self.defend_us, self.defend_them)
-            scores = self._evaluate(base, view, unseen, rng, self.samples, cards, play, deadline)
+            worlds = self.samples
+            finish = _playout(side, self.defend_us, self.defend_them, leaf)
+        scores = self._evaluate(base, view, unseen, rng, worlds, cards, finish, deadline)
         best = max(range(len(cards)), key=lambda i: (scores[i], -i))
         return candidates[best].card
 
@@ -74,7 +84,9 @@ class Expert:
         sampled = sample_worlds(base, view, unseen, rng, worlds, self.surprise)
         for n, world in enumerate(sampled):
             if deadline is not None and n >= self.min_worlds and time.monotonic() > deadline:
-                break  # every candidate has been tried in the same n worlds: still a fair race
+                # every candidate has been tried in the same n worlds: still a fair race
+                log.warning("bot search cut short by its deadline after %d of %d worlds", n, worlds)
+                break
             for i, card in enumerate(cards):
                 child = world.copy()
                 child.play(card)
@@ -95,22 +107,39 @@ def distinct_moves(moves: tuple[Capture, ...]) -> list[Capture]:
     return unique
 
 
-def _playout(side: int, us: float, them: float) -> Callable[[Round], float]:
+Leaf = Callable[[Round, int], float] | None
+
+
+def _playout(side: int, us: float, them: float, leaf: Leaf) -> Callable[[Round], float]:
+    if leaf is None:
+
+        def margin(state: Round) -> float:
+            return playout(state, side, us, them)
+
+        return margin
+
+    def valued(state: Round) -> float:
+        playout(state, side, us, them)
+        return leaf(state, side)
+
+    return valued
+
+
+def _exact(side: int, leaf: Leaf) -> Callable[[Round], float]:
     def finish(state: Round) -> float:
-        return playout(state, side, us, them)
+        return exact_value(state, side, -1e9, 1e9, leaf)
 
     return finish
 
 
-def _exact(side: int) -> Callable[[Round], float]:
-    def finish(state: Round) -> float:
-        return exact_value(state, side, -1e9, 1e9)
-
-    return finish
-
-
-DEFAULT = Expert()
+# Today's search, kept under the name ``classic`` to measure the expert against.
+CLASSIC = Expert()
+DEFAULT = Expert(match=True)
 
 
 def choose_expert(view: SeatView, rng: random.Random, deadline: float | None = None) -> Card:
     return DEFAULT.choose(view, rng, deadline)
+
+
+def choose_classic(view: SeatView, rng: random.Random, deadline: float | None = None) -> Card:
+    return CLASSIC.choose(view, rng, deadline)

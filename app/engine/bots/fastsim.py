@@ -101,10 +101,15 @@ class Round:
     def outcome(self, side: int) -> float:
         """Points of ``side`` minus the other side's for the round as it stands
         (scored exactly once the last card is played)."""
+        points = self.round_points()
+        return points[side] - points[1 - side]
+
+    def round_points(self) -> list[int]:
+        """Each side's points this round as it stands: basras, jack basras, the majority."""
         cards = list(self.cards)
         if self.last_side >= 0:
             cards[self.last_side] += self.floor.bit_count()
-        margin = self.points[side] - self.points[1 - side]
-        if cards[side] != cards[1 - side]:
-            margin += self.majority if cards[side] > cards[1 - side] else -self.majority
-        return margin
+        points = list(self.points)
+        if cards[0] != cards[1]:
+            points[0 if cards[0] > cards[1] else 1] += self.majority
+        return points

@@ -21,6 +21,7 @@ from app.engine.bots.table import (
     KIND_SHIFT,
     RANK,
     SEVEN_D,
+    CaptureTable,
 )
 
 CARD_WEIGHT = 1.0  # points a captured card is worth towards the majority
@@ -133,3 +134,29 @@ def playout(
     state.last_side = last_side
     state.in_hands = 0
     return state.outcome(side)
+
+
+def move_score(
+    table: CaptureTable, floor: int, card: int, hidden: int, reply: int, defend: float
+) -> float:
+    """The play-out policy's worth of one move, as the loop above reckons it: points made,
+    less ``defend`` times the next seat's expected basra points from the floor left
+    (``hidden``: the cards the mover has not seen; ``reply``: the next hand's size), less
+    what a Jack or the 7D is worth kept."""
+    found = table.capture(floor, card)
+    captured = found & CARD_BITS
+    if captured:
+        worth = (0.0, float(table.rules.basra_points), float(table.rules.jack_basra_points))
+        score = worth[found >> KIND_SHIFT] + (captured.bit_count() + 1) * CARD_WEIGHT
+        left = floor ^ captured
+    else:
+        score = 0.0
+        left = floor | (1 << card)
+    score -= KEEP[card]
+    if defend and left:
+        odds = HIT[hidden.bit_count()]
+        for kind_mask, gain in table.threats(left):
+            count = (kind_mask & hidden).bit_count()
+            if count:
+                score -= defend * gain * odds[count][reply]
+    return score

@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from app.engine.bots import BOT_LEVELS, choose_card
+from app.engine.bots import BENCH_LEVELS, choose_card
 from app.engine.bots.stats import MatchResult, Summary, summarise
 from app.engine.fairness import shuffled_deck
 from app.engine.game import Game
@@ -61,6 +61,7 @@ def play_match(spec: MatchSpec) -> MatchResult:
     level = {"a": spec.a, "b": spec.b}
     rngs = [seat_rng(deck_seed, spec.index, seat) for seat in range(spec.players)]
     times: dict[str, list[float]] = {"a": [], "b": []}
+    cpu: dict[str, list[float]] = {"a": [], "b": []}
     while not game.is_over and len(game.state.rounds) < MAX_ROUNDS:
         state = game.state
         if game.needs_deal:
@@ -70,9 +71,10 @@ def play_match(spec: MatchSpec) -> MatchResult:
         if seat is None:  # playing with nobody to move: an engine bug, not a result
             raise RuntimeError(f"match {spec.index}: no seat to move in round {state.round}")
         view = observe(state, seat)
-        started = time.perf_counter()
+        started, spent = time.perf_counter(), time.process_time()
         card = choose_card(level[role[seat]], view, rngs[seat])
         times[role[seat]].append(time.perf_counter() - started)
+        cpu[role[seat]].append(time.process_time() - spent)
         game.play(seat, card)
     side_of_a = a_side(spec.index)
     winner = game.state.winner
@@ -83,6 +85,7 @@ def play_match(spec: MatchSpec) -> MatchResult:
         rounds=len(game.state.rounds),
         points={"a": scores[side_of_a], "b": scores[1 - side_of_a]},
         times=times,
+        cpu=cpu,
     )
 
 
@@ -127,8 +130,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         description="Play bots against each other; print win rates with 95%% confidence "
         "intervals, points per round and decision times.",
     )
-    parser.add_argument("--a", choices=BOT_LEVELS, default="expert", help="first bot")
-    parser.add_argument("--b", choices=BOT_LEVELS, default="greedy", help="second bot")
+    parser.add_argument("--a", choices=BENCH_LEVELS, default="expert", help="first bot")
+    parser.add_argument("--b", choices=BENCH_LEVELS, default="greedy", help="second bot")
     parser.add_argument("--matches", type=int, default=100, help="matches (half each seating)")
     parser.add_argument("--seed", type=int, default=0, help="seed of decks and bots")
     parser.add_argument("--players", type=int, choices=(2, 4), default=2)

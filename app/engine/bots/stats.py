@@ -18,6 +18,7 @@ class MatchResult:
     rounds: int
     points: dict[str, int]  # match total of each bot
     times: dict[str, list[float]] = field(default_factory=dict)  # seconds per decision
+    cpu: dict[str, list[float]] = field(default_factory=dict)  # CPU seconds per decision
 
 
 def wilson(successes: float, trials: int) -> tuple[float, float]:
@@ -49,6 +50,9 @@ class BotSummary:
     decisions_per_second: float
     median_ms: float
     p95_ms: float
+    p99_ms: float
+    cpu_median_ms: float  # the same on the process's CPU clock: what the search costs,
+    cpu_p99_ms: float  # whatever else the machine is doing
 
     def to_dict(self) -> dict[str, Any]:
         data = {name: getattr(self, name) for name in self.__slots__}
@@ -84,7 +88,7 @@ class Summary:
             f"{self.a.level} (a) vs {self.b.level} (b): {self.matches} matches to {target}, "
             f"{players} players, seed {seed}, half with each seating",
             f"{'bot':<10} {'wins':>5} {'win rate (95% CI)':>24} {'points/round':>13} "
-            f"{'decisions/s':>12} {'ms median':>10} {'ms p95':>8}",
+            f"{'decisions/s':>12} {'ms median':>10} {'ms p95':>8} {'ms p99':>8}",
         ]
         for name, bot in (("a", self.a), ("b", self.b)):
             low, high = bot.ci
@@ -92,7 +96,7 @@ class Summary:
                 f"{name + ' ' + bot.level:<10} {bot.wins:>5} "
                 f"{f'{bot.win_rate:.1%} ({low:.1%}-{high:.1%})':>24} "
                 f"{bot.points_per_round:>13.1f} {bot.decisions_per_second:>12.0f} "
-                f"{bot.median_ms:>10.2f} {bot.p95_ms:>8.2f}"
+                f"{bot.median_ms:>10.2f} {bot.p95_ms:>8.2f} {bot.p99_ms:>8.2f}"
             )
         lines.append(
             f"points per round, a - b: {self.margin:+.1f} ± {self.margin_ci:.1f}; "
@@ -106,6 +110,7 @@ def _bot(results: Sequence[MatchResult], role: str, level: str) -> BotSummary:
     wins = sum(1 for r in results if r.winner == role)
     rounds = sum(r.rounds for r in results)
     times = [t for r in results for t in r.times.get(role, [])]
+    cpu = [t for r in results for t in r.cpu.get(role, [])]
     spent = sum(times)
     return BotSummary(
         level=level,
@@ -117,6 +122,9 @@ def _bot(results: Sequence[MatchResult], role: str, level: str) -> BotSummary:
         decisions_per_second=len(times) / spent if spent else 0.0,
         median_ms=1000 * statistics.median(times) if times else 0.0,
         p95_ms=1000 * percentile(times, 0.95),
+        p99_ms=1000 * percentile(times, 0.99),
+        cpu_median_ms=1000 * statistics.median(cpu) if cpu else 0.0,
+        cpu_p99_ms=1000 * percentile(cpu, 0.99),
     )
 
 

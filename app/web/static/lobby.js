@@ -26,7 +26,8 @@ function seatChoices() {
   const bots = setup.catalog.bots || [];
   return [
     { value: "you", text: "You" },
-    ...bots.map((b) => ({ value: `bot:${b.level}`, text: `Bot: ${b.level}`, help: b.help })),
+    ...bots.map((b) => ({ value: `bot:${b.level}`, text: `Bot: ${b.level}`,
+      help: b.rating ? `${b.help} (rating ${b.rating})` : b.help })),
     { value: "open", text: "Open seat", help: "a friend joins by link" },
   ];
 }

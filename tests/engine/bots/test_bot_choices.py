@@ -65,3 +65,15 @@ def test_the_expert_plays_the_last_deal_exactly() -> None:
     state = position(["5D", "QC"], ["5C", "KH"], others=[["KS", "2D"]], stock=0)
     card = choose_card("expert", observe(state, 0), random.Random(0))
     assert card != Card.parse("5D")
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_skilled_trails_the_card_that_leaves_no_basra_to_the_next_seat(seed: int) -> None:
+    # Trailing the ace or the two leaves a floor a six or a seven clears; a King or a Queen
+    # next to the five can be taken by nothing that empties the floor.
+    assert choice("skilled", ["KC", "2H", "AH", "QS"], ["5C"], seed) in {"KC", "QS"}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_skilled_takes_a_basra(seed: int) -> None:
+    assert choice("skilled", ["9S", "JS", "KC", "AH"], ["2H", "3S", "4C"], seed) == "9S"

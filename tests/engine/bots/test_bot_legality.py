@@ -17,7 +17,7 @@ VARIANTS = [
     Rules(seven_diamonds="plain", jack_basra="off", basra_on_final_play=False),
     Rules(seven_diamonds="jack", majority_tie="carry_over"),
 ]
-COUNTS = {"random": 150, "greedy": 150, "expert": 12}
+COUNTS = {"random": 150, "greedy": 150, "skilled": 150, "expert": 12}
 
 
 @pytest.mark.parametrize("players", [2, 4])
