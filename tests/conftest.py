@@ -130,7 +130,11 @@ def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
 
 @pytest.fixture(scope="session")
 def app(database_url: str) -> Iterator[Any]:
-    application = create_app({"DATABASE_URL": database_url, "RATE_LIMIT": "off"})
+    # The session's database keeps every endless match of bots alone the tests start; the
+    # backlog refusal has a test of its own (tests/api/test_create_game.py).
+    application = create_app(
+        {"DATABASE_URL": database_url, "RATE_LIMIT": "off", "BOT_BACKLOG": 100000}
+    )
     application.testing = True
     watch_problems(application)
     yield application
