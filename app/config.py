@@ -120,7 +120,7 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         "IDEMPOTENCY_SECONDS": float(os.environ.get("IDEMPOTENCY_SECONDS") or 86_400),
         "BOT_STALE_SECONDS": float(os.environ.get("BOT_STALE_SECONDS") or 10.0),
         # Active games of bots alone past which a new one is refused (503, Retry-After: 30):
-        # the background runner plays them in turns at half a core a machine.
+        # the background runner plays them in turns at half a core a machine. 0: no limit.
         "BOT_BACKLOG": int(os.environ.get("BOT_BACKLOG") or 200),
         # Where counts live without Redis (app/api/limits.py); a limits storage URI.
         "RATE_LIMIT_STORAGE": os.environ.get("RATE_LIMIT_STORAGE") or None,

@@ -93,6 +93,11 @@ class MemoryGameRepository(GameRepository):
                  and all(s.bot for s in g.seats) and g.updated_at < before]  # fmt: skip
         return [(g.id, g.updated_at) for g in sorted(stale, key=lambda g: g.updated_at)][:limit]
 
+    def count_bots_only_games(self, up_to: int) -> int:
+        playing = [g for g in self.store.games.values()
+                   if g.status == ACTIVE and all(s.bot for s in g.seats)]  # fmt: skip
+        return min(len(playing), up_to)
+
     def touch(self, game_id: str, seen: datetime, now: datetime) -> bool:
         game = self.store.games.get(game_id)
         if game is None or game.updated_at != seen:

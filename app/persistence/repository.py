@@ -24,6 +24,7 @@ from sqlalchemy import (
     bindparam,
     cast,
     delete,
+    func,
     or_,
     select,
     tuple_,
@@ -194,6 +195,13 @@ class SqlGameRepository(GameRepository):
             .limit(limit)
         )
         return [(row.id, row.updated_at) for row in self.connection.execute(query)]
+
+    def count_bots_only_games(self, up_to: int) -> int:
+        human = select(SEATS.c.game_id).where(SEATS.c.game_id == GAMES.c.id, SEATS.c.bot.is_(None))
+        playing = (
+            select(GAMES.c.id).where(GAMES.c.status == ACTIVE, ~human.exists()).limit(up_to)
+        ).subquery()
+        return int(self.connection.execute(select(func.count()).select_from(playing)).scalar_one())
 
     def expire_results(self, before: datetime, limit: int) -> int:
         key = (IDEMPOTENT.c.game_id, IDEMPOTENT.c.seat, IDEMPOTENT.c.key)

@@ -106,8 +106,8 @@ def _refuse_past_backlog(uow: AbstractUnitOfWork, backlog: int) -> None:
     """The background runner plays at most half a core's worth of bots a machine: past this
     many active games of bots alone, a new one would only wait behind them."""
     with uow:
-        playing = uow.games.stale_bots_only_games(datetime.max.replace(tzinfo=UTC), backlog)
-    if len(playing) >= backlog:
+        playing = uow.games.count_bots_only_games(up_to=backlog)
+    if playing >= backlog:
         raise Backlogged(
             f"the server is already playing {backlog} games of bots alone; try again later"
         )
@@ -134,7 +134,7 @@ def create_game(
     game = new_game(checked, seats, checked_deck(deck, players))
     game.public = public
     bots_only = all(seat.bot for seat in seats)
-    if bots_only and bot_backlog is not None:
+    if bots_only and bot_backlog:  # 0 or None: no limit
         _refuse_past_backlog(uow, bot_backlog)
     invite = None
     moves: Moves = []

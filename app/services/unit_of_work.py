@@ -87,6 +87,10 @@ class GameRepository(abc.ABC):
         """Active games with no human seat, unchanged since ``before``: (id, updated_at)."""
 
     @abc.abstractmethod
+    def count_bots_only_games(self, up_to: int) -> int:
+        """How many active games have no human seat, counted up to ``up_to`` at most."""
+
+    @abc.abstractmethod
     def touch(self, game_id: str, seen: datetime, now: datetime) -> bool:
         """Set ``updated_at`` to ``now`` if it is still ``seen``: a claim one caller wins."""
 

@@ -216,7 +216,9 @@ def test_a_custom_deck_with_a_bad_card_code_is_refused(client):
 def test_past_the_backlog_of_bots_alone_a_creation_is_503_with_retry_after(
     app, client, monkeypatch
 ):
-    monkeypatch.setitem(app.config, "BOT_BACKLOG", 0)  # every game of bots alone is one too many
+    endless = {"players": [{"bot": "expert"}, {"bot": "expert"}], "rules": {"target_score": 10000}}
+    assert client.post("/games", json=endless).status_code == 201  # one is being played now
+    monkeypatch.setitem(app.config, "BOT_BACKLOG", 1)
     response = client.post("/games", json={"players": [{"bot": "random"}, {"bot": "greedy"}]})
     assert_problem(response, 503, "unavailable")
     assert response.headers["Retry-After"] == "30"
