@@ -36,7 +36,7 @@ import time
 from datetime import UTC, datetime, timedelta
 
 import psycopg
-from api import BIN, Client, percentile, psql, run_clients, server  # bench/api.py
+from api import BIN, Client, new_game, percentile, psql, run_clients, server  # bench/api.py
 
 from app.engine.bots import choose_card
 from app.engine.views import observe
@@ -207,7 +207,7 @@ def measure(port: int, clients: int, seconds: float, active: list[str], over: li
             while time.perf_counter() < deadline:
                 if kind == "move":
                     if game is None or game[2]["status"] != "active":
-                        game = new_game(client)
+                        game = new_game(client, 101)
                     status, body = client.call("POST", f"/games/{game[0]}/moves",
                                                {"card": game[2]["hand"][0]}, game[1])  # fmt: skip
                     game = (game[0], game[1], body["state"])
@@ -237,14 +237,6 @@ def measure(port: int, clients: int, seconds: float, active: list[str], over: li
         times = run_clients(clients, seconds, load(kind))
         results[kind] = (1000 * percentile(times, 0.5), 1000 * percentile(times, 0.99), len(times))
     return results
-
-
-def new_game(client: Client) -> tuple[str, str, dict]:
-    status, body = client.call(
-        "POST", "/games", {"players": [{"name": "bench"}, {"bot": "greedy"}],
-                           "rules": {"target_score": 101}})  # fmt: skip
-    assert status == 201, body
-    return body["id"], body["seats"][0]["token"], body["state"]
 
 
 def main() -> int:

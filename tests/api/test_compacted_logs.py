@@ -30,9 +30,7 @@ def stored_forms(app: Any, game_id: str) -> tuple[int, int]:
     """How many rows of events, and of compacted_logs, the game has."""
     with app.extensions["basra_db"].engine.connect() as connection:
         rows = connection.scalar(select(func.count()).where(EVENTS.c.game_id == game_id))
-        values = connection.scalar(
-            select(func.count()).where(COMPACTED_LOGS.c.game_id == game_id)
-        )
+        values = connection.scalar(select(func.count()).where(COMPACTED_LOGS.c.game_id == game_id))
     return rows, values
 
 

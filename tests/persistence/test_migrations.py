@@ -16,8 +16,7 @@ from app.engine.state import RoundResults
 from app.persistence import Database, SqlUnitOfWork
 from app.persistence.models import Base
 from app.persistence.schema import alembic_config, migrate_database
-from app.services import audit, games, retention
-from app.services.creation import Player
+from app.services import audit, retention
 from app.services.views import game_view
 
 from .test_rounds_apart import Match, encoded
