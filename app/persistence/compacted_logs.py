@@ -1,6 +1,6 @@
 """A finished game's log as one compressed value, and back: what ``compacted_logs.log`` holds.
 
-As rows, a match to 101 cost about 60 KB (some 210 rows of ~230 bytes, their primary key's
+As rows, a match to 101 cost about 58 KB (some 210 rows of ~240 bytes and their primary key's
 entries, docs/scaling.md); as one value about 3 KB. What makes the difference:
 
 - the hashes are not stored: the chain is computed again from the entries when the log is
