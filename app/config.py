@@ -118,6 +118,8 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         # A game of bots alone unchanged this long is nobody's: a bot runner claims it.
         # How long a move's stored answer serves retries of its Idempotency-Key (a day).
         "IDEMPOTENCY_SECONDS": float(os.environ.get("IDEMPOTENCY_SECONDS") or 86_400),
+        # How long a game is over before the sweep compacts its log into one compressed value.
+        "LOG_COMPACTION_SECONDS": float(os.environ.get("LOG_COMPACTION_SECONDS") or 3_600),
         "BOT_STALE_SECONDS": float(os.environ.get("BOT_STALE_SECONDS") or 10.0),
         # Active games of bots alone past which a new one is refused (503, Retry-After: 30):
         # the background runner plays them in turns at half a core a machine. 0: no limit.

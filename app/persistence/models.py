@@ -14,13 +14,17 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
+    Table,
     Text,
     false,
     text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from app.services.model import OVER_STATUSES
 
 # Alembic needs stable constraint names to alter tables on SQLite (batch mode).
 NAMING_CONVENTION = {
@@ -34,6 +38,11 @@ NAMING_CONVENTION = {
 # Plain JSON, not JSONB: nothing queries inside these documents, and PostgreSQL stores
 # and returns JSON text as is, which is cheaper on the hot path of every move.
 JsonData = JSON()
+
+
+# A game whose log the sweep has still to compact. Literal text, not parameters: the planner
+# uses a partial index only for a query whose condition it can see implies the index's.
+UNSWEPT = text(f"status IN ({', '.join(repr(s) for s in OVER_STATUSES)}) AND NOT log_swept")
 
 
 class Base(DeclarativeBase):
@@ -72,11 +81,17 @@ class GameRow(Base):
     public: Mapped[bool] = mapped_column(  # joinable without the invite
         Boolean, default=False, server_default=false()
     )
+    # True once the sweep is done with the log of a game that is over: compacted into
+    # ``compacted_logs``, or left in ``events`` because it did not read back the same.
+    log_swept: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     __table_args__ = (
         Index("ix_games_status_created", "status", "created_at"),
         Index("ix_games_created", "created_at"),
         Index("ix_games_deadline", "deadline"),
+        # The games whose log the sweep has still to compact, the longest over first: only
+        # those are in it, so it stays a few pages however many games have ended.
+        Index("ix_games_log_unswept", "updated_at", postgresql_where=UNSWEPT, sqlite_where=UNSWEPT),
     )
 
 
@@ -108,6 +123,18 @@ class EventRow(Base):
     hash: Mapped[str] = mapped_column(String(64))
 
 
+class CompactedLogRow(Base):
+    """The whole log of a game that is over, in one value (compacted_logs.py): its ``events``
+    rows are deleted in the same transaction that writes it."""
+
+    __tablename__ = "compacted_logs"
+
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    log: Mapped[bytes] = mapped_column(LargeBinary)
+
+
 class IdempotentResponseRow(Base):
     __tablename__ = "idempotent_responses"
 
@@ -122,3 +149,11 @@ class IdempotentResponseRow(Base):
 
     # The oldest first, a batch at a time, once they expire (services/retention.py).
     __table_args__ = (Index("ix_idempotent_responses_created", "created_at"),)
+
+
+# The tables, for the statements written in SQLAlchemy Core.
+GAMES: Table = GameRow.__table__  # type: ignore[assignment]
+SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
+EVENTS: Table = EventRow.__table__  # type: ignore[assignment]
+COMPACTED_LOGS: Table = CompactedLogRow.__table__  # type: ignore[assignment]
+IDEMPOTENT: Table = IdempotentResponseRow.__table__  # type: ignore[assignment]

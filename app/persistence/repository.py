@@ -16,13 +16,11 @@ from contextlib import suppress
 from datetime import datetime
 from typing import Any
 
+import orjson
 from sqlalchemy import (
     Connection,
     Engine,
-    Table,
-    Text,
     bindparam,
-    cast,
     delete,
     func,
     or_,
@@ -32,22 +30,13 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import SQLAlchemyError
 
-from app.persistence.models import EventRow, GameRow, IdempotentResponseRow, SeatRow
+from app.persistence.log_compaction import compact_logs, log_query, stored_log
+from app.persistence.models import GAMES, IDEMPOTENT, SEATS
 from app.persistence.statements import SEAT_COLUMNS, storable
 from app.services.log import EventRecord, RawEvent
 from app.services.model import ACTIVE, WAITING, GameRecord, GameSummary, Progress, Seat
 from app.services.unit_of_work import GameRepository, StoredResult
 
-GAMES: Table = GameRow.__table__  # type: ignore[assignment]
-SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
-EVENTS: Table = EventRow.__table__  # type: ignore[assignment]
-IDEMPOTENT: Table = IdempotentResponseRow.__table__  # type: ignore[assignment]
-_RAW_EVENTS = (
-    select(EVENTS.c.seq, EVENTS.c.type, cast(EVENTS.c.data, Text).label("data"), EVENTS.c.at,
-           EVENTS.c.hash)
-    .where(EVENTS.c.game_id == bindparam("game_id"))
-    .order_by(EVENTS.c.seq)
-)  # fmt: skip
 _PROGRESS = select(GAMES.c.status, GAMES.c.version, GAMES.c.score_0, GAMES.c.score_1).where(
     GAMES.c.id == bindparam("game_id")
 )
@@ -123,8 +112,7 @@ class SqlGameRepository(GameRepository):
         return self.connection.scalars(query).first()
 
     def events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[EventRecord]:
-        query = select(EVENTS).where(EVENTS.c.game_id == game_id, EVENTS.c.seq > after)
-        return self._records(query if limit is None else query.limit(limit))
+        return _records(self._log(game_id, after=after, limit=limit))
 
     def progress(self, game_id: str) -> Progress | None:
         if not storable(game_id):
@@ -139,12 +127,16 @@ class SqlGameRepository(GameRepository):
         return {row.id: row.version for row in self.connection.execute(query)}
 
     def events_of_type(self, game_id: str, kind: str) -> list[EventRecord]:
-        query = select(EVENTS).where(EVENTS.c.game_id == game_id, EVENTS.c.type == kind)
-        return self._records(query)
+        return _records(self._log(game_id, kind=kind))
 
-    def _records(self, query: Any) -> list[EventRecord]:
-        rows = self.connection.execute(query.order_by(EVENTS.c.seq)).mappings()
-        return [EventRecord(r["seq"], r["type"], r["data"], r["at"], r["hash"]) for r in rows]
+    def _log(
+        self, game_id: str, after: int = 0, limit: int | None = None, kind: str | None = None
+    ) -> list[RawEvent]:
+        """The log's rows after ``after`` (of one ``kind``; the first ``limit``), in whichever
+        form it is stored, read in one statement (one snapshot: a compaction committed
+        meanwhile cannot hide both forms)."""
+        query = log_query(game_id, after, limit, kind)
+        return stored_log(game_id, self.connection.execute(query).all(), after, limit, kind)
 
     def page(
         self, status: str | None, limit: int, before: tuple[datetime, str] | None
@@ -183,8 +175,10 @@ class SqlGameRepository(GameRepository):
     def raw_events(self, game_id: str) -> list[RawEvent]:
         """The data as the JSON text stored, undecoded, for the audit's byte-for-byte
         checkpoints (services/audit_cache.py)."""
-        rows = self.connection.execute(_RAW_EVENTS, {"game_id": game_id})
-        return [RawEvent(r.seq, r.type, r.data, r.at, r.hash) for r in rows]
+        return self._log(game_id)
+
+    def compact_logs(self, before: datetime, limit: int) -> int:
+        return compact_logs(self.connection, before, limit)
 
     def stale_bots_only_games(self, before: datetime, limit: int) -> list[tuple[str, datetime]]:
         human = select(SEATS.c.game_id).where(SEATS.c.game_id == GAMES.c.id, SEATS.c.bot.is_(None))
@@ -226,6 +220,10 @@ class SqlGameRepository(GameRepository):
         )
         row = self.connection.execute(query).first()
         return StoredResult(row.request_hash, row.body) if row is not None else None
+
+
+def _records(rows: list[RawEvent]) -> list[EventRecord]:
+    return [EventRecord(r.seq, r.type, orjson.loads(r.data), r.at, r.hash) for r in rows]
 
 
 def _summary(game: Any, seats: list[Seat]) -> GameSummary:

@@ -21,7 +21,8 @@ from typing import Any
 import orjson
 from sqlalchemy import Dialect, Engine, Table, bindparam, insert, update
 
-from app.persistence.repository import EVENTS, GAMES, IDEMPOTENT, SEATS, SqlGameRepository
+from app.persistence.models import EVENTS, GAMES, IDEMPOTENT, SEATS
+from app.persistence.repository import SqlGameRepository
 from app.persistence.statements import (
     CHANGING_COLUMNS,
     CHANGING_RECORD_COLUMNS,

@@ -1,11 +1,16 @@
-"""How long the server keeps what it need not keep for good: a move's stored answer serves the
-retries of its ``Idempotency-Key`` for ``IDEMPOTENCY_SECONDS`` (a day, as payment APIs promise),
-then it is forgotten, and a request with that key is answered as a new one would be (most
-often 409 ``not_your_turn``: the move it carries was made). The game's log keeps every move."""
+"""How long the server keeps what it need not keep for good, and in what form.
+
+A move's stored answer serves the retries of its ``Idempotency-Key`` for
+``IDEMPOTENCY_SECONDS`` (a day, as payment APIs promise), then it is forgotten, and a request
+with that key is answered as a new one would be (most often 409 ``not_your_turn``: the move it
+carries was made). The game's log keeps every move: once the game has been over for
+``LOG_COMPACTION_SECONDS`` its log is kept in one compressed value instead of a row an entry
+(app/persistence/log_compaction.py), which every reader of the log reads the same."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from app.services.errors import ServiceError
@@ -16,6 +21,11 @@ log = logging.getLogger("basra.retention")
 DEFAULT_IDEMPOTENCY_SECONDS = 86_400
 EXPIRY_BATCH = 1_000  # rows a transaction: a short one, however many expired
 EXPIRY_BATCHES = 20  # a pass at most; the next sweep goes on
+# An hour: the replays and audits right after a match read its rows, which cost no decoding.
+DEFAULT_LOG_COMPACTION_SECONDS = 3_600
+# Games a sweep compacts at most (a few ms each): a backlog, as after an upgrade, is worked
+# through at ~20 games a second a process, a small share of one core.
+COMPACTION_BATCH = 20
 
 
 def expire_idempotency(
@@ -25,14 +35,31 @@ def expire_idempotency(
     before = now - timedelta(seconds=keep_seconds)
     forgotten = 0
     for _ in range(EXPIRY_BATCHES):
-        try:
-            with uow:
-                done = uow.games.expire_results(before, EXPIRY_BATCH)
-                uow.commit()
-        except ServiceError as error:  # busy or unavailable: the next sweep goes on
-            log.warning("expiring stored answers stopped: %s", error.detail)
-            break
+        done = _batch(
+            uow, lambda: uow.games.expire_results(before, EXPIRY_BATCH), "expiring stored answers"
+        )
         forgotten += done
         if done < EXPIRY_BATCH:
             break
     return forgotten
+
+
+def compact_logs(
+    uow: AbstractUnitOfWork, now: datetime, after_seconds: float = DEFAULT_LOG_COMPACTION_SECONDS
+) -> int:
+    """Compact the logs of one batch of games over for ``after_seconds``; how many were swept."""
+    before = now - timedelta(seconds=after_seconds)
+    return _batch(uow, lambda: uow.games.compact_logs(before, COMPACTION_BATCH), "compacting logs")
+
+
+def _batch(uow: AbstractUnitOfWork, work: Callable[[], int], doing: str) -> int:
+    """``work`` in a transaction of its own; 0 when the database is busy or away (the next
+    sweep goes on)."""
+    try:
+        with uow:
+            done = work()
+            uow.commit()
+    except ServiceError as error:
+        log.warning("%s stopped: %s", doing, error.detail)
+        return 0
+    return done

@@ -107,6 +107,12 @@ class GameRepository(abc.ABC):
         """Forget up to ``limit`` stored answers kept since before ``before``, the oldest
         first; how many."""
 
+    @abc.abstractmethod
+    def compact_logs(self, before: datetime, limit: int) -> int:
+        """Store the logs of up to ``limit`` games over since before ``before`` (the longest
+        over first) in their compact form, read back the same by every method here; how
+        many games were swept."""
+
 
 class AbstractUnitOfWork(abc.ABC):
     """One transaction: ``with uow:`` opens it, ``uow.commit()`` makes it last, leaving

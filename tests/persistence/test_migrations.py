@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 
 from alembic import command
 from alembic.autogenerate import compare_metadata
@@ -15,13 +16,13 @@ from app.engine.state import RoundResults
 from app.persistence import Database, SqlUnitOfWork
 from app.persistence.models import Base
 from app.persistence.schema import alembic_config, migrate_database
-from app.services import audit
+from app.services import audit, retention
 from app.services.views import game_view
 
 from .test_rounds_apart import Match, encoded
 from .test_unit_of_work import loaded
 
-TABLES = {"games", "seats", "events", "idempotent_responses"}
+TABLES = {"games", "seats", "events", "compacted_logs", "idempotent_responses"}
 
 
 def schema_differences(url: str) -> list[object]:
@@ -105,5 +106,51 @@ def test_0004_moves_each_games_rounds_out_of_its_snapshot_and_back(fresh_databas
         assert encoded(game_view(game, 0)) == view
         assert audit.verify(SqlUnitOfWork(database), match.id)["ok"]
         match.move()  # and the game plays on
+    finally:
+        database.dispose()
+
+
+def stored_rows(url: str) -> list[tuple[object, ...]]:
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            query = "SELECT game_id, seq, type, CAST(data AS TEXT), at, hash FROM events"
+            return sorted(tuple(row) for row in connection.execute(text(query)))
+    finally:
+        engine.dispose()
+
+
+def test_0007_writes_compacted_logs_back_as_rows_and_compacts_them_again(fresh_database_url):
+    migrate_database(fresh_database_url)
+    database = Database(fresh_database_url)
+    try:
+        over = [Match(database) for _ in range(3)]
+        for match in over:
+            match.resign()
+        playing = Match(database)
+        playing.to_round(2)
+        rows = stored_rows(fresh_database_url)
+        later = datetime.now(UTC) + timedelta(hours=2)
+        assert retention.compact_logs(SqlUnitOfWork(database), later) == 3
+        left = stored_rows(fresh_database_url)
+        assert {row[0] for row in left} == {playing.id}  # the game in play keeps its rows
+        verified = [audit.verify(SqlUnitOfWork(database), m.id) for m in over]
+    finally:
+        database.dispose()
+    config = alembic_config(fresh_database_url)
+
+    command.downgrade(config, "-1")
+    assert "compacted_logs" not in tables(fresh_database_url)
+    assert stored_rows(fresh_database_url) == rows  # byte for byte, every game's
+
+    command.upgrade(config, "head")
+    assert schema_differences(fresh_database_url) == []
+    database = playing.database = Database(fresh_database_url)
+    try:
+        later = datetime.now(UTC) + timedelta(hours=2)
+        assert retention.compact_logs(SqlUnitOfWork(database), later) == 3
+        assert [audit.verify(SqlUnitOfWork(database), m.id) for m in over] == verified
+        assert all(check["ok"] for check in verified)
+        playing.move()  # and the game in play plays on
     finally:
         database.dispose()

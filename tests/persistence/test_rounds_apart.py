@@ -14,7 +14,7 @@ from sqlalchemy import select, update
 
 from app.persistence import Database, SqlUnitOfWork
 from app.persistence.json_codec import json_bytes
-from app.persistence.repository import GAMES
+from app.persistence.models import GAMES
 from app.services import audit, games
 from app.services.creation import Player
 
@@ -46,6 +46,9 @@ class Match:
         played = games.play_card(SqlUnitOfWork(self.database), command)
         self.view = played.state
         return played
+
+    def resign(self) -> None:
+        games.resign_game(SqlUnitOfWork(self.database), self.id, self.token)
 
     def to_round(self, number: int) -> None:
         while self.view["round"] < number:
