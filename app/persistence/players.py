@@ -34,10 +34,12 @@ class SqlPlayerRepository(PlayerRepository):
             [row | {"token_hash": token_hash, "subject": subject, "created_at": now()}],
         )  # a taken id, token or subject is an IntegrityError: the unit of work's ConcurrentUpdate
 
-    def get(self, player_id: str) -> PlayerRecord | None:
+    def get(self, player_id: str, for_update: bool = False) -> PlayerRecord | None:
         if not storable(player_id):
             return None
         query = select(*_RECORD_COLUMNS).where(PLAYERS.c.id == player_id)
+        if for_update:
+            query = query.with_for_update()
         row = self.game_store.connection.execute(query).mappings().first()
         return None if row is None else PlayerRecord(**row)
 
