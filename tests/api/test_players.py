@@ -103,3 +103,15 @@ def test_me_needs_a_players_bearer_and_a_join_without_one_needs_a_name(client: A
     created = create(client, [{"name": "Amira"}, {"open": True}])
     nameless = client.post(f"/games/{created['id']}/join", json={"invite": created["invite"]})
     assert nameless.status_code == 422 and "name" in nameless.get_json()["errors"]
+
+
+def test_a_seats_player_changed_in_the_database_fails_the_audit(app: Any, client: Any):
+    from sqlalchemy import text
+
+    amira, badr = new_player(client, "Amira"), new_player(client, "Badr")
+    game = players_game(client, amira, badr)
+    with app.extensions["basra_db"].engine.begin() as connection:
+        swap = text("UPDATE seats SET player_id = :other WHERE game_id = :game AND seat = 1")
+        connection.execute(swap, {"other": amira["id"], "game": game["id"]})
+    checks = client.get(f"/games/{game['id']}/verify").get_json()["checks"]
+    assert not checks["players"]["ok"] and checks["hash_chain"]["ok"]

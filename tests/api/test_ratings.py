@@ -35,11 +35,14 @@ def rating(client: Any, player: dict[str, Any]) -> dict[str, Any]:
     return found
 
 
-def test_a_rated_game_needs_players_at_every_human_seat_and_no_deck(client: Any):
+def test_a_rated_game_needs_players_at_its_human_seats_and_no_deck(client: Any):
     amira = new_player(client, "Amira")
     named = client.post("/games", json={"players": [{"name": "Amira"}, {"bot": "random"}],
                                         "rated": True})  # fmt: skip
     assert named.status_code == 422 and "players" in named.get_json()["errors"]
+    bots = client.post("/games", json={"players": [{"bot": "greedy"}, {"bot": "random"}],
+                                       "rated": True})  # fmt: skip
+    assert bots.status_code == 422 and "players" in bots.get_json()["errors"]
     deck = stacked_deck([["5D", "9S", "KD", "4C"], ["4S", "QH", "JC", "10C"]], ["5C", "2H"])
     decked = client.post("/games", json={"players": [{"player": "me"}, {"bot": "random"}],
                                          "rated": True, "deck": deck},
