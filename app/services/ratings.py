@@ -27,9 +27,13 @@ def is_provisional(player: PlayerRecord) -> bool:
     return player.rated_games < PROVISIONAL_GAMES
 
 
+def rating_point(mu: float, sigma: float) -> dict[str, float]:
+    """A rating as every answer shows it (docs/ratings.md)."""
+    return {"value": round(mu, 3), "deviation": round(sigma, 3)}
+
+
 def rating_of(player: PlayerRecord) -> dict[str, Any]:
-    return {"value": round(player.mu, 3), "deviation": round(player.sigma, 3),
-            "provisional": is_provisional(player)}  # fmt: skip
+    return {**rating_point(player.mu, player.sigma), "provisional": is_provisional(player)}
 
 
 def result_of(winner: int | None, side: int) -> str:
@@ -87,10 +91,5 @@ def _rated(
 def _change(
     seat: int, player_id: str, before: PlayerRecord, after: tuple[float, float]
 ) -> dict[str, Any]:
-    mu, sigma = after
-    return {
-        "seat": seat,
-        "player": player_id,
-        "before": {"value": round(before.mu, 3), "deviation": round(before.sigma, 3)},
-        "after": {"value": round(mu, 3), "deviation": round(sigma, 3)},
-    }
+    return {"seat": seat, "player": player_id, "before": rating_point(before.mu, before.sigma),
+            "after": rating_point(*after)}  # fmt: skip
