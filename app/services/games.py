@@ -406,7 +406,6 @@ def _fingerprint(body: dict[str, Any]) -> str:
 
 def _add(uow: AbstractUnitOfWork, game: GameRecord) -> None:
     with uow:
-        settle_end(uow, game)
         uow.games.add(game)
         uow.commit()
 
