@@ -53,7 +53,8 @@ def settle_end(uow: AbstractUnitOfWork, game: GameRecord) -> None:
     # A bot level on both sides (greedy against greedy) neither wins nor loses.
     one_side = {player: side.pop() for player, side in sides.items() if len(side) == 1}
     # Locked in one order (by id) by every game's end, so that two cannot wait for each other.
-    players = {pid: player for pid in sorted(one_side) if (player := _player(uow, pid))}
+    players = {pid: player for pid in sorted(one_side)
+               if (player := _player(uow, pid, game.rated))}  # fmt: skip
     ratings = _rated(players, one_side, game.winner) if game.rated else {}
     for pid, player in players.items():
         rating = ratings.get(pid)
@@ -64,10 +65,11 @@ def settle_end(uow: AbstractUnitOfWork, game: GameRecord) -> None:
         game.ratings = [_change(seat, pid, players[pid], ratings[pid]) for seat, pid in held]
 
 
-def _player(uow: AbstractUnitOfWork, player_id: str) -> PlayerRecord | None:
-    """The player, held until commit (its update checks it was not rated meanwhile all the
-    same); a bot level's is made on its first game's end."""
-    player = uow.players.get(player_id, for_update=True)
+def _player(uow: AbstractUnitOfWork, player_id: str, rated: bool) -> PlayerRecord | None:
+    """The player, held until commit when its rating changes (its update checks it was not
+    rated meanwhile all the same; an unrated game only adds to its counts, in place); a bot
+    level's is made on its first game's end."""
+    player = uow.players.get(player_id, for_update=rated)
     level = bot_level_of(player_id)
     if player is None and level in BOT_NAMES:
         player = PlayerRecord(player_id, BOT_NAMES[level], bot=level)
