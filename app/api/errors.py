@@ -20,8 +20,9 @@ PROBLEM_JSON = "application/problem+json"
 # code -> (HTTP status, title)
 PROBLEMS: dict[str, tuple[int, str]] = {
     "bad_request": (400, "Malformed request"),
-    "unauthorized": (401, "A valid seat token is required"),
+    "unauthorized": (401, "A valid seat or player token is required"),
     "forbidden": (403, "This token belongs to another game"),
+    "player_required": (403, "Only a player's bearer may take a seat of a rated game"),
     "not_found": (404, "Not found"),
     "method_not_allowed": (405, "Method not allowed"),
     "not_acceptable": (406, "Not acceptable"),
@@ -29,6 +30,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "game_not_active": (409, "The game is not being played"),
     "game_full": (409, "The game is full"),
     "game_not_finished": (409, "The game is not finished"),
+    "already_seated": (409, "This player already holds a seat of this game"),
     "conflict": (409, "The game changed while this request ran"),
     "version_mismatch": (412, "The game has moved on since that version"),
     "payload_too_large": (413, "Request body too large"),

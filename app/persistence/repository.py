@@ -69,6 +69,9 @@ class SqlGameRepository(GameRepository):
             connection = self._pooled = self.engine.connect()
         return connection
 
+    def before_writing(self) -> None:
+        """A write is about to be sent: SQLite queues its writers at a gate first (sqlite.py)."""
+
     def forget_writes(self) -> None:
         """The transaction is being rolled back: forget any write not sent yet (none here)."""
 
@@ -141,7 +144,7 @@ class SqlGameRepository(GameRepository):
     def page(
         self, status: str | None, limit: int, before: tuple[datetime, str] | None
     ) -> list[GameSummary]:
-        names = ("id", "status", "version", "created_at", "score_0", "score_1", "winner")
+        names = ("id", "status", "version", "created_at", "score_0", "score_1", "winner", "rated")
         columns = [GAMES.c[name] for name in names]
         # The deck itself, not ``IS NOT NULL``: a JSON column stores Python's None as JSON
         # null, which SQL does not count as NULL (52 short codes per fixed game at most).
@@ -151,11 +154,7 @@ class SqlGameRepository(GameRepository):
         if status:
             query = query.where(GAMES.c.status == status)
         if before is not None:
-            created, game_id = before
-            query = query.where(
-                (GAMES.c.created_at < created)
-                | ((GAMES.c.created_at == created) & (GAMES.c.id < game_id))
-            )
+            query = query.where(older_than(before, GAMES.c.created_at, GAMES.c.id))
         query = query.order_by(GAMES.c.created_at.desc(), GAMES.c.id.desc()).limit(limit)
         games = self.connection.execute(query).mappings().all()
         seats = self._seats_of([game["id"] for game in games])
@@ -226,7 +225,14 @@ def _records(rows: list[RawEvent]) -> list[EventRecord]:
     return [EventRecord(r.seq, r.type, orjson.loads(r.data), r.at, r.hash) for r in rows]
 
 
+def older_than(before: tuple[datetime, str], created: Any, game_id: Any) -> Any:
+    """A page's cursor: rows created before ``before`` (time, game id), the id breaking ties."""
+    at, after_id = before
+    return (created < at) | ((created == at) & (game_id < after_id))
+
+
 def _summary(game: Any, seats: list[Seat]) -> GameSummary:
     scores = [game["score_0"], game["score_1"]]
     return GameSummary(game["id"], game["status"], game["version"], game["created_at"], seats,
-                       scores, game["winner"], game["custom_deck"] is not None)  # fmt: skip
+                       scores, game["winner"], game["custom_deck"] is not None,
+                       game["rated"])  # fmt: skip

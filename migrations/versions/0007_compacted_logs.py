@@ -8,7 +8,7 @@ nothing itself: the sweep works through the games already over, a batch at a tim
 downgrade writes every compacted log back as rows.
 
 Revision ID: 0007
-Revises: 0005
+Revises: 0006
 Create Date: 2026-12-04
 """
 
@@ -22,7 +22,7 @@ from alembic import op
 from app.persistence.compacted_logs import expanded
 
 revision: str = "0007"
-down_revision: str | None = "0005"
+down_revision: str | None = "0006"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
