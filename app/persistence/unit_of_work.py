@@ -19,6 +19,7 @@ from sqlalchemy.exc import (
 from sqlalchemy.orm import Session
 
 from app.persistence.database import Database
+from app.persistence.players import SqlPlayerRepository
 from app.persistence.repository import SqlGameRepository
 from app.persistence.schema import current_revisions, newest_revisions
 from app.services.errors import ConcurrentUpdate, Unavailable
@@ -51,6 +52,7 @@ def translated(error: SQLAlchemyError) -> Exception | None:
 
 class SqlUnitOfWork(AbstractUnitOfWork):
     games: SqlGameRepository
+    players: SqlPlayerRepository
 
     def __init__(self, database: Database) -> None:
         self.database = database
@@ -59,6 +61,7 @@ class SqlUnitOfWork(AbstractUnitOfWork):
 
     def __enter__(self) -> Self:
         self.games = self.database.repository()
+        self.players = SqlPlayerRepository(self.games)
         self.inside = True
         return self
 

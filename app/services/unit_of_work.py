@@ -14,6 +14,7 @@ from typing import Any, Self, TypeVar
 from app.services.errors import Busy, ConcurrentUpdate
 from app.services.log import EventRecord, RawEvent
 from app.services.model import GameRecord, GameSummary, Progress
+from app.services.player_store import PlayerRepository
 
 T = TypeVar("T")
 ATTEMPTS = 5
@@ -113,6 +114,7 @@ class AbstractUnitOfWork(abc.ABC):
     the block without a commit rolls it back. Entering again opens a new one."""
 
     games: GameRepository
+    players: PlayerRepository  # in the same transaction as ``games``
 
     def __enter__(self) -> Self:
         return self
