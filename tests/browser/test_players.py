@@ -95,7 +95,7 @@ def test_the_lobby_offers_a_rated_game(api: Any, live_server_url: str, new_page:
 
 
 def test_the_profile_shows_the_rating_its_chart_the_games_and_the_leaderboard(
-    api: Any, live_server_url: str, new_page: Any
+    api: Any, live_server_url: str, new_page: Any, screenshot: Any
 ) -> None:
     player = api.call("POST", "/players", {"name": "Salma"})
     games = []
@@ -114,7 +114,7 @@ def test_the_profile_shows_the_rating_its_chart_the_games_and_the_leaderboard(
     page.wait_for_selector("#main[data-ready=true]")
     me = api.call("GET", f"/players/{player['id']}")
     assert page.text_content("#profile-name") == "Salma"
-    assert str(round(me["rating"]["value"])) in page.text_content("#rating-value")
+    assert f"{me['rating']['value']:.1f}" in page.text_content("#rating-value")
     assert page.text_content("#stat-played") == str(me["stats"]["played"]) == "3"
     # A picture: one point a rated game, and the first game's rating before it.
     assert page.locator("#chart svg.rating-chart circle").count() == 4
@@ -124,6 +124,7 @@ def test_the_profile_shows_the_rating_its_chart_the_games_and_the_leaderboard(
     board = api.call("GET", "/leaderboard?limit=20")["players"]
     shown = page.eval_on_selector_all("#leaderboard li[data-player]", "ls => ls.map(l => l.dataset.player)")
     assert shown == [p["id"] for p in board]
+    screenshot(page, "profile")
     page.click("#history a >> nth=0")
     page.wait_for_url(re.compile(r"/replay/"))
 

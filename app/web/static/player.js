@@ -67,8 +67,13 @@ export async function renamePlayer(name) {
   return current;
 }
 
+// A rating as a person reads it: a tenth of a point on openskill's small scale, "?" while provisional.
+export function ratingNumber(value) {
+  return Math.abs(value) < 100 ? value.toFixed(1) : String(Math.round(value));
+}
+
 export function ratingText(rating) {
   if (!rating) return "unrated";
-  const value = Math.round(rating.value);
-  return rating.provisional ? `${value}?` : String(value);
+  const value = ratingNumber(rating.value);
+  return rating.provisional ? `${value}?` : value;
 }

@@ -1,7 +1,7 @@
 // A player's page: rating, a chart of it over rated games, the games with links to their
 // replays, and the leaderboard. /profile is this browser's own player, /profile/<id> anyone's.
 import { api, ApiError, el } from "./basra.js";
-import { ensurePlayer, playerId, ratingText, renamePlayer } from "./player.js";
+import { ensurePlayer, playerId, ratingNumber, ratingText, renamePlayer } from "./player.js";
 
 const $ = (id) => document.getElementById(id);
 const PAGE = 20;
@@ -28,7 +28,7 @@ function drawPlayer(player) {
   $("profile-bot").textContent = player.bot ? `The ${player.bot} bot: a computer player.` : "";
   const rating = player.rating || {};
   $("rating-value").textContent = ratingText(rating);
-  $("rating-deviation").textContent = rating.deviation ? `\u00b1 ${Math.round(rating.deviation)}` : "";
+  $("rating-deviation").textContent = rating.deviation ? `\u00b1 ${ratingNumber(rating.deviation)}` : "";
   $("rating-provisional").hidden = !rating.provisional;
   const stats = player.stats || {};
   for (const key of ["played", "won", "lost", "drawn"]) $(`stat-${key}`).textContent = String(stats[key] || 0);
@@ -64,15 +64,16 @@ function drawChart(values) {
   const width = 640;
   const height = 220;
   const pad = { left: 48, right: 12, top: 12, bottom: 24 };
-  const low = Math.floor(Math.min(...values) / 10) * 10 - 10;
-  const high = Math.ceil(Math.max(...values) / 10) * 10 + 10;
+  const spread = Math.max(Math.max(...values) - Math.min(...values), 1);
+  const low = Math.min(...values) - spread / 8;
+  const high = Math.max(...values) + spread / 8;
   const x = (i) => pad.left + (i * (width - pad.left - pad.right)) / (values.length - 1);
   const y = (v) => pad.top + ((high - v) * (height - pad.top - pad.bottom)) / (high - low);
   const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", class: "rating-chart",
-    "aria-label": `Rating from ${Math.round(values[0])} to ${Math.round(values[values.length - 1])} over ${values.length - 1} rated games` });
+    "aria-label": `Rating from ${ratingNumber(values[0])} to ${ratingNumber(values[values.length - 1])} over ${values.length - 1} rated games` });
   for (const v of [low, (low + high) / 2, high]) {
     chart.append(svg("line", { x1: pad.left, x2: width - pad.right, y1: y(v), y2: y(v), class: "grid" }));
-    chart.append(svg("text", { x: pad.left - 6, y: y(v) + 4, "text-anchor": "end", class: "axis" }, String(Math.round(v))));
+    chart.append(svg("text", { x: pad.left - 6, y: y(v) + 4, "text-anchor": "end", class: "axis" }, ratingNumber(v)));
   }
   chart.append(svg("text", { x: width - pad.right, y: height - 6, "text-anchor": "end", class: "axis" }, "now"));
   chart.append(svg("text", { x: pad.left, y: height - 6, class: "axis" }, `${values.length - 1} games ago`));
@@ -91,8 +92,8 @@ function resultText(game) {
 
 function changeText(game) {
   if (!game.rated || typeof game.rating_after !== "number" || typeof game.rating_before !== "number") return "";
-  const delta = Math.round(game.rating_after - game.rating_before);
-  return ` \u00b7 rating ${delta >= 0 ? "+" : ""}${delta}`;
+  const delta = game.rating_after - game.rating_before;
+  return ` \u00b7 rating ${delta >= 0 ? "+" : "\u2212"}${ratingNumber(Math.abs(delta))}`;
 }
 
 function historyItem(game) {
@@ -111,7 +112,7 @@ async function moreGames() {
   $("history").append(...games.map(historyItem));
   profile.cursor = data && data.next_cursor;
   $("more-games").hidden = !profile.cursor;
-  if (!$("history").children.length) $("history").append(el("li", { class: "muted", text: "No games yet." }));
+  if (!$("history").children.length) $("history").append(el("li", { class: "muted empty", text: "No games yet." }));
 }
 
 async function ratingHistory() {
@@ -133,7 +134,7 @@ async function leaderboard() {
   $("leaderboard").replaceChildren(...players.map((p) => el("li", { "data-player": p.id, class: p.id === profile.id ? "me" : "" },
     el("a", { href: `/profile/${encodeURIComponent(p.id)}`, text: p.name }),
     el("span", { class: "muted", text: ` ${ratingText(p.rating)}${p.bot ? " (bot)" : ""}` }))));
-  if (!players.length) $("leaderboard").append(el("li", { class: "muted", text: "Nobody has played enough rated games yet." }));
+  if (!players.length) $("leaderboard").append(el("li", { class: "muted empty", text: "Nobody has played enough rated games yet." }));
 }
 
 async function rename(event) {
