@@ -200,9 +200,9 @@ function inviteFromLink() {
 
 async function openGame(id, initialView = null, initialMoves = []) {
   game.id = id;
-  // The seat's own token, or the player's that holds it; a player who holds no seat of this
-  // game is answered 403 and watches (below).
-  game.token = (loadSeat(id) || {}).token || playerToken();
+  // The seat's own token, or the player's that holds it. Opened from an address, the player's
+  // bearer is tried: a player who holds no seat of this game is answered 403 and watches (below).
+  game.token = (loadSeat(id) || {}).token || (initialView ? null : playerToken());
   game.etag = null;
   game.moves = [];
   game.view = null;
