@@ -110,7 +110,11 @@ class GameCollection(MethodView):
             "shuffle (FAIRNESS.md), and, when no seat is open, deals round 1 at once: any bot "
             "whose turn it is plays inside this request. The answer holds the token of every "
             "human seat created now: it is shown once, here. A game of bots alone is played "
-            "to its end inside this request (its `target_score` is at most 101)."
+            "to its end inside this request (its `target_score` is at most 101). A seat "
+            '`{"player": "me"}` is held by the player whose bearer sends the request (POST '
+            "/players; 401 without one), which then acts for it as its token does; a player "
+            "holds at most one seat of a game (409 `already_seated`). A `rated` game changes "
+            "its players' ratings once, when it ends (docs/ratings.md)."
         ),
         requestBody=_body_doc(schemas.CreateGameSchema),
         responses={
@@ -225,7 +229,10 @@ class JoinResource(MethodView):
         description=(
             "Joining needs the game's `invite` (given to its creator once) unless the game was "
             "created `public`; no token is needed. Seats the caller in the lowest open seat and "
-            "answers its token (shown once). When the last open seat is filled the game deals "
+            "answers its token (shown once). Sent with a player's bearer, the seat is that "
+            "player's, under its name (a `name` is then not needed); a rated game's seats are "
+            "taken so only (403 `player_required`), and a player holds one seat of a game at "
+            "most (409 `already_seated`). When the last open seat is filled the game deals "
             "round 1, and bots whose turn it is play inside this request; until then the game "
             "waits `WAITING_TTL_SECONDS` (24 h) more, then ends `cancelled`."
         ),

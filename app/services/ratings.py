@@ -48,6 +48,7 @@ def settle_end(uow: AbstractUnitOfWork, game: GameRecord) -> None:
             sides.setdefault(seat.player_id, set()).add(seat.seat % 2)
     # A bot level on both sides (greedy against greedy) neither wins nor loses.
     one_side = {player: side.pop() for player, side in sides.items() if len(side) == 1}
+    # Locked in one order (by id) by every game's end, so that two cannot wait for each other.
     players = {pid: player for pid in sorted(one_side) if (player := _player(uow, pid))}
     ratings = _rated(players, one_side, game.winner) if game.rated else {}
     for pid, player in players.items():
@@ -60,8 +61,9 @@ def settle_end(uow: AbstractUnitOfWork, game: GameRecord) -> None:
 
 
 def _player(uow: AbstractUnitOfWork, player_id: str) -> PlayerRecord | None:
-    """The player; a bot level's is made on its first game's end."""
-    player = uow.players.get(player_id)
+    """The player, held until commit (its update checks it was not rated meanwhile all the
+    same); a bot level's is made on its first game's end."""
+    player = uow.players.get(player_id, for_update=True)
     level = bot_level_of(player_id)
     if player is None and level in BOT_NAMES:
         player = PlayerRecord(player_id, BOT_NAMES[level], bot=level)

@@ -98,7 +98,7 @@ def _check_commitment(game: GameRecord, logged: LoggedFairness) -> dict[str, Any
 def _check_players(game: GameRecord, log: list[EventRecord]) -> dict[str, Any]:
     """Each seat's player, and whether the game is rated, are the ones the log states
     (GameCreated and SeatJoined); a log from before players named none, and says nothing."""
-    named: dict[int, Any] = {}
+    named: dict[Any, Any] = {}  # seat -> player, as logged (a tampered log: anything)
     rated: Any = False
     for record in log:
         data = record.data if isinstance(record.data, dict) else {}

@@ -1,6 +1,9 @@
 """players and ratings: the players table, seats.player_id (indexed with the game's creation
 time, for a player's games newest first), games.rated and games.ratings
 
+A downgrade forgets the players, their ratings and which seat each held (the games' logs
+still name them, so /verify then reports the seats' players as changed).
+
 Revision ID: 0006
 Revises: 0005
 Create Date: 2026-12-04
