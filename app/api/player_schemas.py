@@ -25,6 +25,10 @@ class CreatePlayerSchema(StrictSchema):
         check_not_reserved(data.get("name"))
 
 
+class RenamePlayerSchema(CreatePlayerSchema):
+    """The player's new name."""
+
+
 class RatingSchema(Schema):
     """A player's rating now (docs/ratings.md)."""
 

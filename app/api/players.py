@@ -84,6 +84,28 @@ class MeResource(MethodView):
     def get(self) -> Response:
         return _private(jsonify(players.profile(calling_player())))
 
+    @blp.doc(
+        operationId="renameMe",
+        summary="Rename the player whose bearer sends the request",
+        description=(
+            "The new name is the one the player's later seats take; the seats it already "
+            "holds keep the name they were taken with."
+        ),
+        security=BEARER,
+        requestBody={"required": True,
+                     "content": {"application/json": {"schema": schemas.RenamePlayerSchema}}},
+        responses={
+            200: _answer(schemas.PlayerProfileSchema, "The player, renamed"),
+            **problems("unauthorized", "bad_request", "payload_too_large",
+                       "unsupported_media_type", "invalid_request"),
+        },
+    )  # fmt: skip
+    def patch(self) -> Response:
+        player = calling_player()  # API.md's order: the token, then the body
+        body = json_body(schemas.RenamePlayerSchema)
+        renamed = players.rename_player(_uow(), player, body["name"])
+        return _private(jsonify(players.profile(renamed)))
+
 
 @blp.route("/<player_id>")
 class PlayerResource(MethodView):

@@ -48,6 +48,12 @@ class MemoryPlayerRepository(PlayerRepository):
     def id_of_subject(self, subject: str) -> str | None:
         return self._key(f"subject:{subject}")
 
+    def rename(self, player_id: str, name: str) -> None:
+        player = self.get(player_id)
+        if player is not None:
+            player.name = name
+            self.pending.players[player.id] = player
+
     def record(self, outcome: Outcome) -> None:
         player = self.get(outcome.player_id)
         if player is None:

@@ -53,6 +53,11 @@ class SqlPlayerRepository(PlayerRepository):
         query = select(PLAYERS.c.id).where(PLAYERS.c.subject == subject)
         return self.game_store.connection.scalars(query).first()
 
+    def rename(self, player_id: str, name: str) -> None:
+        self.game_store.before_writing()
+        statement = update(PLAYERS).where(PLAYERS.c.id == player_id).values(name=name)
+        self.game_store.connection.execute(statement)
+
     def record(self, outcome: Outcome) -> None:
         column = PLAYERS.c[outcome.result]
         values: dict[str, Any] = {"played": PLAYERS.c.played + 1, outcome.result: column + 1}

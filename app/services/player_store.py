@@ -82,6 +82,10 @@ class PlayerRepository(abc.ABC):
         """The player a signed token's subject names."""
 
     @abc.abstractmethod
+    def rename(self, player_id: str, name: str) -> None:
+        """The name the player's later seats take (the seats it holds keep theirs)."""
+
+    @abc.abstractmethod
     def record(self, outcome: Outcome) -> None:
         """Count a result; with a rating, write it only if nobody rated the player since it
         was read (else ``ConcurrentUpdate``: the transaction is tried again)."""

@@ -73,6 +73,19 @@ def identify(uow: AbstractUnitOfWork, bearer: Bearer) -> PlayerRecord:
     return player
 
 
+def rename_player(uow: AbstractUnitOfWork, player: PlayerRecord, name: str) -> PlayerRecord:
+    """The player (as ``identify`` found it) under a new name: the one its later seats take."""
+
+    def attempt() -> PlayerRecord:
+        with uow:
+            uow.players.rename(player.id, name)
+            uow.commit()
+        player.name = name
+        return player
+
+    return retrying(attempt)
+
+
 def profile(player: PlayerRecord) -> dict[str, Any]:
     stats = {"played": player.played, "won": player.won, "lost": player.lost,
              "drawn": player.drawn}  # fmt: skip

@@ -61,6 +61,7 @@ function drawSeats() {
     : "Choose who plays each seat.";
   const open = setup.seats.includes("open");
   $("public-row").hidden = !(open && supportsPublic());
+  $("rated-row").hidden = !supportsRated();
 }
 
 function chooseSeat(seat, value) {
@@ -257,10 +258,18 @@ function supportsPublic() {
   return Boolean(setup.catalog && setup.catalog.public_games);
 }
 
+// Rated games (API.md 20): every seat the lobby offers is a player's (bots are players, an open
+// seat of a rated game only a player may take), so any table can be rated.
+function supportsRated() {
+  return Boolean(setup.catalog && setup.catalog.rated_games !== false);
+}
+
 // ---- the request ------------------------------------------------------------------------------
 
-export function gameRequest(name, seed) {
+// ``asPlayer``: the "you" seat is this browser's player (API.md 18), else a name of its own.
+export function gameRequest(name, seed, asPlayer = false) {
   const players = setup.seats.map((value) => {
+    if (value === "you" && asPlayer) return seed ? { player: "me", seed } : { player: "me" };
     if (value === "you") return seed ? { name, seed } : { name };
     if (value === "open") return { open: true };
     return { bot: value.slice("bot:".length) };
@@ -271,6 +280,7 @@ export function gameRequest(name, seed) {
   const body = { players };
   if (Object.keys(rules).length) body.rules = rules;
   if (setup.seats.includes("open") && supportsPublic() && $("public").checked) body.public = true;
+  if (asPlayer && supportsRated() && $("rated").checked) body.rated = true;
   return body;
 }
 

@@ -3,6 +3,8 @@
 // and the moves of each change are played back one by one so bot plays can be followed.
 import { api, ApiError, loadSeat, saveSeat, cardText, el } from "./basra.js";
 import { gameRequest, loadLobby } from "./lobby.js";
+import { ensurePlayer, playerToken, ratingText, renamePlayer } from "./player.js";
+import { BOT_AFTER_SECONDS, cancelSeek, startSeek } from "./seek.js";
 import { Live } from "./live.js";
 import {
   highlight, isSeated, moveText, renderFloor, renderHand, renderLog, renderResult, renderRounds,
@@ -60,21 +62,55 @@ function playerName() {
   return name;
 }
 
+// This browser's player under the name typed in the lobby, or null where the server has none:
+// the page then plays with seat tokens alone, as every seat still can.
+async function namedPlayer(name) {
+  try {
+    const player = await renamePlayer(name);
+    showPlayer(player);
+    return player;
+  } catch (err) {
+    if (err.status === 0 || err.status >= 500 || err.status === 429) throw err;
+    return null;
+  }
+}
+
+function showPlayer(player) {
+  $("me-link").textContent = `${player.name} (${ratingText(player.rating)})`;
+  $("me-link").hidden = false;
+}
+
+// The seat a create or join answer gave this browser: its player's (acting with the player's
+// bearer), else the one whose own token came back.
+function keepSeat(gameId, seats, player) {
+  const held = player && (seats || []).find((s) => s.player === player.id);
+  if (held) {
+    saveSeat(gameId, held.seat, player.token);
+    return held;
+  }
+  const mine = (seats || []).find((s) => s.token);
+  if (mine) saveSeat(gameId, mine.seat, mine.token);
+  return mine || null;
+}
+
 async function createGame(event) {
   event.preventDefault();
+  $("start").disabled = true;
   let body;
+  let player;
   try {
-    body = gameRequest(playerName(), $("seed").value.trim());
+    const name = playerName();
+    player = await namedPlayer(name);
+    body = gameRequest(name, $("seed").value.trim(), Boolean(player));
   } catch (err) {
     showError(err);
+    $("start").disabled = false;
     return;
   }
-  $("start").disabled = true;
   setStatus("Creating the game\u2026");
   try {
-    const { data } = await api("POST", "/games", { body });
-    const mine = (data.seats || []).find((s) => s.token);
-    if (mine) saveSeat(data.id, mine.seat, mine.token);
+    const { data } = await api("POST", "/games", { body, token: player ? player.token : null });
+    const mine = keepSeat(data.id, data.seats, player);
     if (data.invite) localStorage.setItem(INVITE_KEY(data.id), data.invite);
     else if (!mine) localStorage.setItem(`basra:watch:${data.id}`, "1");
     history.pushState({}, "", `/play/${encodeURIComponent(data.id)}`);
@@ -93,6 +129,10 @@ async function showLobby() {
   $("join").hidden = true;
   $("game-label").textContent = "";
   $("name").value = localStorage.getItem("basra:name") || "";
+  ensurePlayer().then((player) => {
+    showPlayer(player);
+    if (!$("name").value) $("name").value = player.name;
+  }).catch(() => {}); // the lobby works without a player
   listMyGames();
   listOpenGames();
   try {
@@ -160,7 +200,9 @@ function inviteFromLink() {
 
 async function openGame(id, initialView = null, initialMoves = []) {
   game.id = id;
-  game.token = (loadSeat(id) || {}).token || null;
+  // The seat's own token, or the player's that holds it. Opened from an address, the player's
+  // bearer is tried: a player who holds no seat of this game is answered 403 and watches (below).
+  game.token = (loadSeat(id) || {}).token || (initialView ? null : playerToken());
   game.etag = null;
   game.moves = [];
   game.view = null;
@@ -484,9 +526,11 @@ async function joinGame(event) {
   if (invite) body.invite = invite;
   try {
     setStatus("Joining\u2026");
-    const { data } = await api("POST", `/games/${encodeURIComponent(game.id)}/join`, { body });
-    saveSeat(game.id, data.seat, data.token);
-    game.token = data.token;
+    const player = await namedPlayer(name);
+    const { data } = await api("POST", `/games/${encodeURIComponent(game.id)}/join`,
+      { body, token: player ? player.token : null });
+    game.token = player ? player.token : data.token;
+    saveSeat(game.id, data.seat, game.token);
     game.etag = null;
     if (invite) history.replaceState({}, "", location.pathname); // the invite has done its job
     setStatus("You joined the game.");
@@ -533,8 +577,27 @@ async function copyLink() {
 
 // ---- start --------------------------------------------------------------------------------------
 
+function openMatched(gameId) {
+  history.pushState({}, "", `/play/${encodeURIComponent(gameId)}`);
+  openGame(gameId).catch(showError);
+}
+
+async function seekOnline() {
+  try {
+    await namedPlayer(playerName());
+  } catch (err) {
+    showError(err);
+    return;
+  }
+  setStatus("");
+  startSeek(openMatched, showError);
+}
+
 function start() {
   $("setup-form").addEventListener("submit", createGame);
+  $("online-bot-seconds").textContent = String(BOT_AFTER_SECONDS);
+  $("seek").addEventListener("click", seekOnline);
+  $("seek-cancel").addEventListener("click", () => cancelSeek(showError));
   $("join-form").addEventListener("submit", joinGame);
   $("copy-link").addEventListener("click", copyLink);
   $("resign").addEventListener("click", () => {

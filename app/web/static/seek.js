@@ -1,0 +1,89 @@
+// "Play online" (API.md 21): a seek for this browser's player, followed by long polls until the
+// server pairs it (or a bot takes the other seats), then the table opens.
+import { api, saveSeat } from "./basra.js";
+import { ensurePlayer } from "./player.js";
+
+const $ = (id) => document.getElementById(id);
+export const BOT_AFTER_SECONDS = 20;
+const WAIT_SECONDS = 25; // under the server's 30 s cap on ?wait=
+const search = { id: null, token: null, started: 0, timer: null, cancelled: false };
+
+function chosen() {
+  const players = Number((document.querySelector("input[name=online-players]:checked") || {}).value || 2);
+  const body = { players, rated: $("online-rated").checked };
+  if ($("online-bot").checked) body.bot_after = BOT_AFTER_SECONDS;
+  return body;
+}
+
+function showSearching(on, message = "Looking for an opponent\u2026") {
+  $("seeking").hidden = !on;
+  $("seek").disabled = on;
+  $("seek-status").textContent = message;
+  $("online").dataset.seeking = on ? "true" : "false";
+  clearInterval(search.timer);
+  if (on) {
+    search.started = Date.now();
+    $("seek-elapsed").textContent = "0 s";
+    search.timer = setInterval(() => {
+      $("seek-elapsed").textContent = `${Math.floor((Date.now() - search.started) / 1000)} s`;
+    }, 250);
+  }
+}
+
+async function follow(onMatched, onError) {
+  while (search.id && !search.cancelled) {
+    let data;
+    try {
+      ({ data } = await api("GET", `/seeks/${encodeURIComponent(search.id)}?wait=${WAIT_SECONDS}`, { token: search.token }));
+    } catch (err) {
+      if (search.cancelled) return;
+      onError(err);
+      await new Promise((resolve) => { setTimeout(resolve, 1000); });
+      continue;
+    }
+    if (search.cancelled) return;
+    if (data.status === "matched") {
+      saveSeat(data.game_id, data.seat, search.token); // the player's bearer acts for its seat
+      showSearching(false);
+      search.id = null;
+      onMatched(data.game_id);
+      return;
+    }
+    if (data.status !== "waiting") {
+      showSearching(false);
+      $("seek-status").textContent = "";
+      search.id = null;
+      onError(new Error(data.status === "expired" ? "Nobody came in time: try again." : "The search was cancelled."));
+      return;
+    }
+  }
+}
+
+export async function startSeek(onMatched, onError) {
+  try {
+    const player = await ensurePlayer();
+    search.token = player.token;
+    search.cancelled = false;
+    showSearching(true);
+    const { data } = await api("POST", "/seeks", { body: chosen(), token: player.token });
+    search.id = data.id;
+    $("online").dataset.seek = data.id;
+    follow(onMatched, onError);
+  } catch (err) {
+    showSearching(false);
+    onError(err);
+  }
+}
+
+export async function cancelSeek(onError) {
+  const id = search.id;
+  search.cancelled = true;
+  search.id = null;
+  showSearching(false);
+  if (!id) return;
+  try {
+    await api("DELETE", `/seeks/${encodeURIComponent(id)}`, { token: search.token });
+  } catch (err) {
+    if (err.status !== 409) onError(err); // matched meanwhile: the game is in the player's history
+  }
+}

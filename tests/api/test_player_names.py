@@ -1,0 +1,35 @@
+"""A player renames itself (PATCH /players/me): later seats take the new name, seats it holds
+keep theirs, and a refused rename changes nothing. Through HTTP on both databases."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .helpers import bearer
+from .players_support import new_player
+
+
+def test_a_player_renames_itself_and_its_later_seats_take_the_new_name(client: Any):
+    amira = new_player(client, "Guest 1234")
+    before = client.post("/games", json={"players": [{"player": "me"}, {"bot": "greedy"}]},
+                         headers=bearer(amira["token"])).get_json()  # fmt: skip
+    renamed = client.patch("/players/me", json={"name": "Amira"}, headers=bearer(amira["token"]))
+    assert renamed.status_code == 200 and renamed.get_json()["name"] == "Amira"
+    assert client.get(f"/players/{amira['id']}").get_json()["name"] == "Amira"
+    after = client.post("/games", json={"players": [{"player": "me"}, {"bot": "greedy"}]},
+                        headers=bearer(amira["token"])).get_json()  # fmt: skip
+    assert after["seats"][0]["name"] == "Amira"
+    assert client.get(f"/games/{before['id']}").get_json()["seats"][0]["name"] == "Guest 1234"
+
+
+def test_a_rename_needs_the_players_bearer_and_a_valid_name(client: Any):
+    amira = new_player(client, "Amira")
+    unknown = client.patch("/players/me", json={"name": "Badr"}, headers=bearer("nonsense"))
+    assert unknown.status_code == 401 and unknown.get_json()["code"] == "unauthorized"
+    # The token is checked before the body: no token and a bad body is still a 401.
+    assert client.patch("/players/me", json={"name": ""}).status_code == 401
+    for body in ({"name": ""}, {"name": "x" * 41}, {"name": "Badr", "bot": "greedy"}, {}):
+        refused = client.patch("/players/me", json=body, headers=bearer(amira["token"]))
+        assert refused.status_code == 422, body
+        assert refused.get_json()["code"] == "invalid_request"
+    assert client.get(f"/players/{amira['id']}").get_json()["name"] == "Amira"
