@@ -7,14 +7,14 @@ from typing import Any
 from flask import Flask
 
 # (importing stream adds GET /games/{id}/stream to games.blp)
-from app.api import contract, examples, games, meta, rules, schemas, stream
+from app.api import contract, examples, games, meta, rules, schemas, seeks, stream
 from app.api.errors import ProblemApi, register_error_handlers
 from app.api.headers import install_security_headers
 from app.api.limits import install_limits
 
 API_SETTINGS: dict[str, Any] = {
     "API_TITLE": "Egyptian Basra",
-    "API_VERSION": "2.3.0",
+    "API_VERSION": "2.5.0",
     "OPENAPI_VERSION": "3.1.0",
     "OPENAPI_URL_PREFIX": "/",
     "OPENAPI_JSON_PATH": "openapi.json",
@@ -53,6 +53,7 @@ def register_api(app: Flask) -> ProblemApi:
     api.spec.components.schema("StreamEvent", stream.EVENT)
     api.register_blueprint(games.blp)
     api.register_blueprint(rules.blp)
+    api.register_blueprint(seeks.blp)
     app.register_blueprint(meta.bp)
     meta.document(api, app)
     # flask-smorest's own /docs page starts Swagger UI with an inline script.
@@ -60,5 +61,5 @@ def register_api(app: Flask) -> ProblemApi:
     install_security_headers(app)
     register_error_handlers(app)
     app.extensions["basra_api"] = api
-    app.extensions["basra_limiter"] = install_limits(app, games.blp)
+    app.extensions["basra_limiter"] = install_limits(app, games.blp, seeks.blp)
     return api

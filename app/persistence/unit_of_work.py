@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 from app.persistence.database import Database
 from app.persistence.repository import SqlGameRepository
 from app.persistence.schema import current_revisions, newest_revisions
+from app.persistence.seeks import SqlSeekRepository
 from app.services.errors import ConcurrentUpdate, Unavailable
 from app.services.unit_of_work import AbstractUnitOfWork
 
@@ -51,6 +52,7 @@ def translated(error: SQLAlchemyError) -> Exception | None:
 
 class SqlUnitOfWork(AbstractUnitOfWork):
     games: SqlGameRepository
+    seeks: SqlSeekRepository
 
     def __init__(self, database: Database) -> None:
         self.database = database
@@ -59,6 +61,7 @@ class SqlUnitOfWork(AbstractUnitOfWork):
 
     def __enter__(self) -> Self:
         self.games = self.database.repository()
+        self.seeks = SqlSeekRepository(self.games)  # on the games' connection and transaction
         self.inside = True
         return self
 

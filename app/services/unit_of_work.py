@@ -1,6 +1,7 @@
-"""The ports the use cases run on: a repository of games and a unit of work around it
-(cosmicpython's ``unit_of_work.py``). ``app.persistence`` implements them with SQLAlchemy,
-``app.persistence.memory`` with dicts; a use case sees only these methods."""
+"""The ports the use cases run on: a repository of games (and one of seeks, seeks.py) and a
+unit of work around them (cosmicpython's ``unit_of_work.py``). ``app.persistence``
+implements them with SQLAlchemy, ``app.persistence.memory`` with dicts; a use case sees
+only these methods."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any, Self, TypeVar
 from app.services.errors import Busy, ConcurrentUpdate
 from app.services.log import EventRecord, RawEvent
 from app.services.model import GameRecord, GameSummary, Progress
+from app.services.seeks import SeekRepository
 
 T = TypeVar("T")
 ATTEMPTS = 5
@@ -113,6 +115,7 @@ class AbstractUnitOfWork(abc.ABC):
     the block without a commit rolls it back. Entering again opens a new one."""
 
     games: GameRepository
+    seeks: SeekRepository
 
     def __enter__(self) -> Self:
         return self
