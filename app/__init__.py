@@ -127,7 +127,6 @@ def _install_matchmaker(app: Flask, database: Database) -> None:
     from app.live.seek_waits import SeekWaits
     from app.persistence.notifications import Listener
     from app.persistence.seeks import SEEK_CHANNEL
-    from app.services.matchmaking import bot_players
 
     new_uow = app.extensions["basra_uow"]
 
@@ -142,7 +141,7 @@ def _install_matchmaker(app: Flask, database: Database) -> None:
     pushed: Listen | None = listen if database.engine.dialect.name == "postgresql" else None
     waits = SeekWaits(statuses, pushed, app.config["STREAM_POLL_SECONDS"])
     matchmaker = Matchmaker(
-        new_uow, bot_players, waits, lambda: app.config["CLOCK"](),
+        new_uow, waits, lambda: app.config["CLOCK"](),
         interval=app.config["MATCH_INTERVAL_SECONDS"],
     )  # fmt: skip
     app.extensions["basra_matchmaker"] = matchmaker

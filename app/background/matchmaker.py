@@ -16,7 +16,7 @@ from datetime import datetime
 
 from app.background.sweeper import Sweeper
 from app.live.seek_waits import SeekWaits
-from app.services.matchmaking import BotPlayers, pair_seeks
+from app.services.matchmaking import bot_players, pair_seeks
 from app.services.unit_of_work import AbstractUnitOfWork
 
 log = logging.getLogger("basra.matchmaking")
@@ -26,13 +26,11 @@ class Matchmaker:
     def __init__(
         self,
         uow: Callable[[], AbstractUnitOfWork],
-        bots: Callable[[], BotPlayers],
         waits: SeekWaits,
         clock: Callable[[], datetime],
         interval: float = 1.0,
     ) -> None:
         self.uow = uow
-        self.bots = bots
         self.waits = waits
         self.clock = clock
         self.sweeper = Sweeper(self.pass_once, interval, name="pairing")
@@ -40,7 +38,7 @@ class Matchmaker:
     def pass_once(self, now: datetime | None = None) -> int:
         """One pass as if it were ``now`` (the app's clock if not given); how many seeks it
         settled."""
-        done = pair_seeks(self.uow(), now or self.clock(), self.bots())
+        done = pair_seeks(self.uow(), now or self.clock(), lambda: bot_players(self.uow()))
         self.waits.settled(done.settled)
         return len(done.settled)
 

@@ -15,18 +15,21 @@ from __future__ import annotations
 import logging
 import random
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from app.engine import Rules
-from app.engine.bots import BOT_NAMES
+from app.engine.bots import BOT_LEVELS, BOT_NAMES
+from app.engine.bots.ratings import RATINGS
 from app.observability import metrics
 from app.services.creation import new_game
 from app.services.deadlines import restamp
 from app.services.errors import ServiceError
 from app.services.model import Seat
 from app.services.pairing import Seeker, Table, bot_tables, human_tables
+from app.services.player_store import bot_player_id
+from app.services.ratings import is_provisional
 from app.services.seeks import EXPIRED, MATCHED, WAITING, SeekRecord
 from app.services.turns import Moves, replies_deadline, start
 from app.services.unit_of_work import AbstractUnitOfWork, retrying
@@ -35,6 +38,10 @@ log = logging.getLogger("basra.matchmaking")
 PASS_LIMIT = 2000  # waiting seeks one pass reads at most, the oldest first
 # Each bot level's player: (player id, rating), as GET /rules names them.
 BotPlayers = Mapping[str, tuple[str, float]]
+# A bot level's rating before its player has a settled one of its own: its Elo rating
+# (GET /rules, docs/bots.md) on openskill's scale, 1500 Elo being a new player's 25 and a
+# beta (25/6) the 200 Elo points at which the stronger wins three games in four.
+ELO_OF_A_NEW_PLAYER, ELO_PER_POINT = 1500.0, 200 / (25 / 6)
 _SYSTEM_RANDOM = secrets.SystemRandom()
 
 
@@ -59,14 +66,31 @@ class Pass:
         return [seek.id for game in self.seated for seek in game.seeks] + self.expired
 
 
+def bot_players(uow: AbstractUnitOfWork) -> BotPlayers:
+    """Each bot level's player and rating: its own once no longer provisional, else its Elo
+    rating on openskill's scale (``ELO_PER_POINT``)."""
+    found = {}
+    with uow:
+        for level in BOT_LEVELS:
+            player_id = bot_player_id(level)
+            player = uow.players.get(player_id)
+            if player is not None and not is_provisional(player):
+                found[level] = (player_id, player.mu)
+            else:
+                prior = 25.0 + (RATINGS[level] - ELO_OF_A_NEW_PLAYER) / ELO_PER_POINT
+                found[level] = (player_id, prior)
+    return found
+
+
 def pair_seeks(
     uow: AbstractUnitOfWork,
     now: datetime,
-    bots: BotPlayers,
+    bots: Callable[[], BotPlayers],
     rng: random.Random | None = None,
 ) -> Pass:
     """One pass; a part that keeps losing races (or finds the database away) is left to the
-    next pass, which starts again from what is committed."""
+    next pass, which starts again from what is committed. ``bots`` is asked only when a seek
+    is due for bots."""
     draw = rng or _SYSTEM_RANDOM
     done = Pass()
     try:
@@ -104,17 +128,22 @@ def _seat_humans(uow: AbstractUnitOfWork, now: datetime, rng: random.Random, don
 
 
 def _due_for_bots(
-    uow: AbstractUnitOfWork, now: datetime, bots: BotPlayers, rng: random.Random, done: Pass
+    uow: AbstractUnitOfWork,
+    now: datetime,
+    bots: Callable[[], BotPlayers],
+    rng: random.Random,
+    done: Pass,
 ) -> list[tuple[SeekRecord, Table]]:
     """The seeks still waiting whose ``bot_after`` has passed, each with its table."""
-    if not bots:
-        return []
     taken = set(done.settled)
     with uow:
-        waiting = [s for s in uow.seeks.waiting(PASS_LIMIT)
-                   if s.id not in taken and s.expires_at > now]  # fmt: skip
+        waiting = [s for s in uow.seeks.waiting(PASS_LIMIT) if s.id not in taken
+                   and s.expires_at > now and s.bot_after is not None
+                   and s.waited(now) >= s.bot_after]  # fmt: skip
+    if not waiting:
+        return []
     by_id = {seek.id: seek for seek in waiting}
-    tables = bot_tables([seeker(seek, now) for seek in waiting], bots, rng)
+    tables = bot_tables([seeker(seek, now) for seek in waiting], bots(), rng)
     return [(by_id[table.seek_ids[0]], table) for table in tables]
 
 
