@@ -105,7 +105,7 @@ class SqlSeekRepository(SeekRepository):
         """On SQLite, queue at the writers' gate before this transaction writes (or, for a
         pass, reads what it will write from): seek writers then go one at a time."""
         if isinstance(self.games, SqliteGameRepository):
-            self.games.queue_to_write()
+            self.games.before_writing()
 
 
 def _record(row: Any) -> SeekRecord | None:

@@ -103,11 +103,6 @@ class SqliteGameRepository(SqlGameRepository):
             self.gate.enter()
             self.holding_gate = True
 
-    def queue_to_write(self) -> None:
-        """Take the gate now, before the reads of a transaction that writes what it read (a
-        pairing pass, app/persistence/seeks.py): the gate orders it among every writer."""
-        self._before_writing()
-
     def commit(self) -> None:
         try:
             super().commit()
