@@ -96,7 +96,7 @@ def test_seeks_of_another_kind_are_not_paired(client):
 def test_four_players_are_seated_as_two_teams_balanced_by_rating(app, client):
     rules = own_rules()
     players = [new_player(client, name) for name in ("Amira", "Badr", "Chadi", "Dalia")]
-    for player, mu in zip(players, (20.0, 21.0, 22.0, 23.0), strict=True):
+    for player, mu in zip(players, (25.0, 25.2, 25.6, 25.9), strict=True):
         rate(app, player, mu)
     seeks = [seek(client, player, players=4, rules=rules) for player in players]
     found = [seek_now(client, p, s["id"]) for p, s in zip(players, seeks, strict=True)]
@@ -104,7 +104,7 @@ def test_four_players_are_seated_as_two_teams_balanced_by_rating(app, client):
     assert len({f["game_id"] for f in found}) == 1
     seat_of = {player["name"]: f["seat"] for player, f in zip(players, found, strict=True)}
     assert sorted(seat_of.values()) == [0, 1, 2, 3]
-    # 20 + 23 against 21 + 22: the two teams whose totals are closest; a team sits opposite
+    # 25 + 25.9 against 25.2 + 25.6: the teams whose totals are closest; a team sits opposite
     assert seat_of["Amira"] % 2 == seat_of["Dalia"] % 2
     assert seat_of["Badr"] % 2 == seat_of["Chadi"] % 2 != seat_of["Amira"] % 2
 
