@@ -46,7 +46,7 @@ class SeekSchema(StrictSchema):
 
 
 class SeekQuerySchema(QuerySchema):
-    wait = WholeNumber(
+    wait = fields.Integer(
         load_default=0,
         validate=validate.Range(min=0, max=MAX_WAIT_SECONDS),
         **_doc("Hold the answer up to this many seconds while the seek is waiting, and answer "
