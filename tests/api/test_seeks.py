@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from app import create_app
 from app.services.player_store import Outcome
 
 from .clock_support import clock_at, later
@@ -249,3 +250,30 @@ def test_racing_seeks_are_each_matched_exactly_once(app, client):
     for game_id, held in games.items():
         seats = client.get(f"/games/{game_id}").get_json()["seats"]
         assert {seat["player"] for seat in seats} == held
+
+
+def test_seeking_is_limited_per_player_and_per_address(database_url):
+    limited = create_app({"DATABASE_URL": database_url, "RATE_LIMIT": "100 per minute",
+                          "SEEK_RATE_LIMIT": "2 per minute", "RATE_LIMIT_STORAGE": "memory://"})
+    client, rules = limited.test_client(), own_rules()  # fmt: skip
+
+    def post(player: dict[str, Any], address: str) -> Any:
+        return client.post("/seeks", json={"players": 2, "rules": rules},
+                           headers=bearer(player["token"]), environ_base={"REMOTE_ADDR": address})
+
+    try:
+        amira, badr, chadi, dalia = (new_player(client) for _ in range(4))
+        for address in ("10.9.0.1", "10.9.0.2"):  # a player's seeks, from anywhere
+            made = post(amira, address)
+            assert made.status_code == 201
+            client.delete(made.headers["Location"], headers=bearer(amira["token"]))
+        assert_problem(post(amira, "10.9.0.3"), 429, "rate_limited")
+        rules = own_rules()  # the two next seeks would pair: each waits alone
+        assert post(badr, "10.9.1.1").status_code == 201
+        rules = own_rules()
+        assert post(chadi, "10.9.1.1").status_code == 201
+        assert_problem(post(dalia, "10.9.1.1"), 429, "rate_limited")  # the address's third
+        assert post(dalia, "10.9.1.2").status_code == 201
+    finally:
+        limited.extensions["basra_matchmaker"].stop()
+        limited.extensions["basra_db"].dispose()
