@@ -7,10 +7,11 @@ from typing import Any
 from flask import Flask
 
 # (importing stream adds GET /games/{id}/stream to games.blp)
-from app.api import contract, examples, games, meta, rules, schemas, seeks, stream
+from app.api import contract, examples, games, meta, players, rules, schemas, seeks, stream
 from app.api.errors import ProblemApi, register_error_handlers
 from app.api.headers import install_security_headers
 from app.api.limits import install_limits
+from app.api.signed_tokens import SignedTokens
 
 API_SETTINGS: dict[str, Any] = {
     "API_TITLE": "Egyptian Basra",
@@ -53,6 +54,9 @@ def register_api(app: Flask) -> ProblemApi:
     api.spec.components.schema("StreamEvent", stream.EVENT)
     api.register_blueprint(games.blp)
     api.register_blueprint(rules.blp)
+    api.register_blueprint(players.blp)
+    api.register_blueprint(players.leaderboard_blp)
+    app.extensions["basra_signed_tokens"] = SignedTokens(app.config)
     api.register_blueprint(seeks.blp)
     app.register_blueprint(meta.bp)
     meta.document(api, app)

@@ -23,6 +23,7 @@ from apispec import BasePlugin
 
 from app.api.contract import CARD_CODES
 from app.api.errors import PROBLEM_JSON
+from app.api.player_examples import record_players
 from app.api.seek_examples import record_seeks
 
 EXAMPLES_FILE = Path(__file__).with_name("examples.json")
@@ -128,6 +129,7 @@ def record(client: Any) -> dict[str, Any]:
     book.exchange("GET /readyz", "/readyz", status=200)
     _resign(book)
     _time_out(book)
+    record_players(book)
     record_seeks(book)
     return book.examples
 

@@ -11,6 +11,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from app.api import schemas
+from app.api.bearers import caller, calling_player
 from app.api.contract import problems
 from app.api.errors import ApiError
 from app.api.requests import (
@@ -24,6 +25,7 @@ from app.api.requests import (
     version_header,
 )
 from app.services import audit, games
+from app.services.access import Bearer
 from app.services.creation import Player
 from app.services.game_images import GameImages
 from app.services.unit_of_work import AbstractUnitOfWork
@@ -72,9 +74,7 @@ def _body_doc(schema: type) -> dict[str, Any]:
     return {"required": True, "content": {"application/json": {"schema": schema}}}
 
 
-def _checked(
-    game_id: str, token: str | None, read: Callable[[], T], seated_only: bool = False
-) -> T:
+def _checked(game_id: str, token: Bearer, read: Callable[[], T], seated_only: bool = False) -> T:
     """``read()`` a part of the request, refused only once the game (404) and the token
     (401/403) have passed."""
     return after_access(
@@ -110,7 +110,11 @@ class GameCollection(MethodView):
             "shuffle (FAIRNESS.md), and, when no seat is open, deals round 1 at once: any bot "
             "whose turn it is plays inside this request. The answer holds the token of every "
             "human seat created now: it is shown once, here. A game of bots alone is played "
-            "to its end inside this request (its `target_score` is at most 101)."
+            "to its end inside this request (its `target_score` is at most 101). A seat "
+            '`{"player": "me"}` is held by the player whose bearer sends the request (POST '
+            "/players; 401 without one), which then acts for it as its token does; a player "
+            "holds at most one seat of a game (409 `already_seated`). A `rated` game changes "
+            "its players' ratings once, when it ends (docs/ratings.md)."
         ),
         requestBody=_body_doc(schemas.CreateGameSchema),
         responses={
@@ -127,6 +131,8 @@ class GameCollection(MethodView):
             },
             **problems(
                 "bad_request",
+                "unauthorized",
+                "already_seated",
                 "payload_too_large",
                 "unsupported_media_type",
                 "invalid_request",
@@ -136,11 +142,11 @@ class GameCollection(MethodView):
     )
     def post(self) -> Response:
         spec = json_body(schemas.CreateGameSchema)
-        players = [Player(**entry) for entry in spec["players"]]
+        players = _players(spec["players"])
         created = games.create_game(
             _uow(), players, spec.get("rules"), spec.get("deck"), public=spec.get("public", False),
             waiting_seconds=_waiting_seconds(), now=_now(), images=_images(),
-            bot_backlog=current_app.config["BOT_BACKLOG"],
+            bot_backlog=current_app.config["BOT_BACKLOG"], rated=spec.get("rated", False),
         )  # fmt: skip
         if created.bots_only:  # 201 now; the match is played in the background
             current_app.extensions["basra_bot_runner"].wake(created.game_id)
@@ -205,7 +211,7 @@ class GameResource(MethodView):
         },
     )
     def get(self, game_id: str) -> Response:
-        token = bearer_token()
+        token = caller()
         known = _version_or_none("If-None-Match")  # a validator not of ours matches nothing
         if known is not None:
             current = games.check_access(_uow(), game_id, token, now=_now()).version
@@ -223,7 +229,10 @@ class JoinResource(MethodView):
         description=(
             "Joining needs the game's `invite` (given to its creator once) unless the game was "
             "created `public`; no token is needed. Seats the caller in the lowest open seat and "
-            "answers its token (shown once). When the last open seat is filled the game deals "
+            "answers its token (shown once). Sent with a player's bearer, the seat is that "
+            "player's, under its name (a `name` is then not needed); a rated game's seats are "
+            "taken so only (403 `player_required`), and a player holds one seat of a game at "
+            "most (409 `already_seated`). When the last open seat is filled the game deals "
             "round 1, and bots whose turn it is play inside this request; until then the game "
             "waits `WAITING_TTL_SECONDS` (24 h) more, then ends `cancelled`."
         ),
@@ -236,9 +245,12 @@ class JoinResource(MethodView):
             },
             **problems(
                 "bad_request",
+                "unauthorized",
                 "forbidden",
+                "player_required",
                 "not_found",
                 "game_full",
+                "already_seated",
                 "payload_too_large",
                 "unsupported_media_type",
                 "invalid_request",
@@ -247,9 +259,15 @@ class JoinResource(MethodView):
     )
     def post(self, game_id: str) -> Response:
         body = _checked(game_id, None, lambda: json_body(schemas.JoinSchema))
+        player = calling_player() if bearer_token() is not None else None
+        name = player.name if player is not None else body.get("name")
+        if name is None:
+            raise ApiError("invalid_request", "joining needs a name, or a player's bearer",
+                           errors={"name": ["Missing data for required field."]})  # fmt: skip
         joined = games.join_game(
-            _uow(), game_id, body["name"], body.get("seed"), invite=body.get("invite"),
+            _uow(), game_id, name, body.get("seed"), invite=body.get("invite"),
             waiting_seconds=_waiting_seconds(), now=_now(),
+            player_id=player.id if player is not None else None,
         )  # fmt: skip
         response = jsonify(
             {"seat": joined.seat, "token": joined.token, "moves": joined.moves,
@@ -323,7 +341,7 @@ class MovesResource(MethodView):
         },
     )
     def post(self, game_id: str) -> Response:
-        token = bearer_token()
+        token = caller()
         command = _checked(game_id, token, lambda: _play_card(game_id, token), seated_only=True)
         played = games.play_card(_uow(), command, now=_now(), images=_images())
         response = jsonify(played.to_dict())
@@ -370,7 +388,7 @@ class ResignResource(MethodView):
         },
     )
     def post(self, game_id: str) -> Response:
-        resigned = games.resign_game(_uow(), game_id, bearer_token(), _now(), _images())
+        resigned = games.resign_game(_uow(), game_id, caller(), _now(), _images())
         response = jsonify({"state": resigned.state})
         response.status_code = 201
         return _with_etag(response, resigned.state["version"], private=True)
@@ -397,7 +415,7 @@ class EventsResource(MethodView):
         },
     )
     def get(self, game_id: str) -> Response:
-        token = bearer_token()
+        token = caller()
         args = _checked(game_id, token, lambda: query(schemas.EventsQuerySchema))
         return jsonify(audit.events(_uow(), game_id, token, args["after"], args["limit"]))
 
@@ -470,7 +488,20 @@ class FairnessResource(MethodView):
         return jsonify(audit.fairness(_uow(), game_id))
 
 
-def _play_card(game_id: str, token: str | None) -> games.PlayCard:
+def _players(entries: list[dict[str, Any]]) -> list[Player]:
+    """The seats asked for; ``{"player": "me"}`` is the player whose bearer sent the request,
+    seated under its own name (401 without a player's bearer)."""
+    me = calling_player() if any("player" in entry for entry in entries) else None
+    seats = []
+    for entry in entries:
+        if "player" in entry and me is not None:
+            seats.append(Player(name=me.name, seed=entry.get("seed"), player_id=me.id))
+        else:
+            seats.append(Player(**entry))
+    return seats
+
+
+def _play_card(game_id: str, token: Bearer) -> games.PlayCard:
     """The move as the body and headers ask for it (400, 413 or 422 if they cannot)."""
     if_match, key = version_header("If-Match"), idempotency_key()
     body = json_body(schemas.MoveSchema)

@@ -9,6 +9,7 @@ from flask_smorest import Blueprint
 from app.api import schemas
 from app.api.contract import problems
 from app.engine.catalog import game_setup
+from app.services.player_store import bot_player_id
 
 blp = Blueprint("rules", __name__, url_prefix="/rules", description="Game setup")
 
@@ -36,6 +37,8 @@ class RulesResource(MethodView):
         body = game_setup()
         # Open seats may be listed publicly once POST /games takes "public" (API.md 15).
         body["public_games"] = "public" in schemas.CreateGameSchema().fields
+        for bot in body["bots"]:  # each level is a player too (GET /players/{id})
+            bot["player"] = bot_player_id(bot["level"])
         response = jsonify(body)
         response.headers["Cache-Control"] = "public, max-age=300"
         return response

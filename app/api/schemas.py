@@ -29,6 +29,11 @@ PLAYER_KINDS = {
         {"title": "Open seat", "description": "A human seat that POST /games/{game_id}/join fills",
          "type": "object", "required": ["open"], "additionalProperties": False,
          "properties": {"open": {"type": "boolean", "enum": [True]}}},
+        {"title": "Player", "description": "The player whose bearer sends the request, seated "
+         "now under its own name", "type": "object", "required": ["player"],
+         "additionalProperties": False,
+         "properties": {"player": {"type": "string", "enum": ["me"]},
+                        "seed": {"type": "string"}}},
     ]
 }  # fmt: skip
 
@@ -139,6 +144,10 @@ SEED = (
     "(FAIRNESS.md), so that no side alone decides the deal"
 )
 BOT = "The bot playing this seat, or null for a human seat"
+PLAYER = (
+    "The id of the player holding this seat (GET /players/{player_id}); a bot's seat is its "
+    "level's player (`bot-<level>`); null: a seat held by its seat token alone, or open"
+)
 
 
 # ---------------------------------------------------------------- requests
@@ -154,10 +163,17 @@ class PlayerSchema(StrictSchema):
         metadata={"description": "Makes this seat a bot of that level"},
     )
     open = StrictBoolean(**_doc("true: a human seat left open, to be joined later"))
+    player = fields.String(
+        validate=validate.OneOf(["me"]),
+        **_doc('"me": the seat of the player whose bearer sends the request (POST /players)'),
+    )
 
     @validates_schema
     def check_kind(self, data: dict[str, Any], **_kwargs: Any) -> None:
-        if data.get("open"):
+        if "player" in data:
+            if set(data) - {"player", "seed"}:
+                raise ValidationError("a player's seat has its player's name, and no bot", "player")
+        elif data.get("open"):
             if set(data) != {"open"}:
                 raise ValidationError("an open seat has no name, seed or bot", "open")
         elif "open" in data:
@@ -230,6 +246,11 @@ class CreateGameSchema(StrictSchema):
         **_doc("Open seats joinable without the invite, and the game listed while waiting "
                "(default false: only who has the invite can join)"),
     )  # fmt: skip
+    rated = StrictBoolean(
+        **_doc("true: the players' ratings change when the match ends (default false). Every "
+               'human seat is then a player\'s (`{"player": "me"}`, or open for a player to '
+               "join with its bearer), and no `deck` is given"),
+    )  # fmt: skip
     deck = fields.List(
         Ref("CardInput"),
         validate=validate.Length(equal=52),
@@ -242,9 +263,10 @@ class CreateGameSchema(StrictSchema):
 
 
 class JoinSchema(StrictSchema):
-    """The player taking the lowest open seat."""
+    """The player taking the lowest open seat: a name, or a player's bearer (whose name the
+    seat then takes)."""
 
-    name = Name(required=True, **_doc(NAME))
+    name = Name(**_doc(NAME + "; needed unless a player's bearer sends the request"))
     seed = fields.String(validate=[validate.Length(max=64), TEXT], **_doc(SEED))
     invite = fields.String(
         validate=[validate.Length(max=100), TEXT],
@@ -352,6 +374,7 @@ class SeatViewSchema(Schema):
     name = fields.String(allow_none=True, required=True, **_doc("The player's name; null: open"))
     bot = Ref("BotLevel", allow_none=True, required=True, metadata={"description": BOT})
     open = fields.Boolean(required=True, **_doc("true: nobody has taken this seat yet"))
+    player = fields.String(allow_none=True, required=True, **_doc(PLAYER))
     side = fields.Integer(required=True, **_doc(SIDE))
     hand_size = fields.Integer(required=True, **_doc("How many cards the seat holds"))
 
@@ -390,6 +413,24 @@ class RoundSchema(Schema):
     jack_basras = fields.List(
         fields.Integer(), required=True, **_doc("Jack basras made in the round, one per side")
     )
+
+
+class RatingPointSchema(Schema):
+    """A rating at one moment (docs/ratings.md)."""
+
+    value = fields.Float(required=True, **_doc("The rating (openskill's mu); 25 to start"))
+    deviation = fields.Float(
+        required=True, **_doc("How unsure it still is (openskill's sigma); 8.333 to start")
+    )
+
+
+class RatingChangeSchema(Schema):
+    """What a rated match did to one seat's player's rating."""
+
+    seat = fields.Integer(required=True, **_doc(SEAT))
+    player = fields.String(required=True, **_doc("The player's id"))
+    before = fields.Nested(RatingPointSchema, required=True, **_doc("Before the match"))
+    after = fields.Nested(RatingPointSchema, required=True, **_doc("After it"))
 
 
 class ViewSchema(Schema):
@@ -449,6 +490,14 @@ class ViewSchema(Schema):
     custom_deck = fields.Boolean(
         required=True, **_doc("true when the creator fixed round 1's deck (`deck`)")
     )
+    rated = fields.Boolean(required=True, **_doc("true: the players' ratings change at its end"))
+    ratings = fields.List(
+        fields.Nested(RatingChangeSchema),
+        allow_none=True,
+        required=True,
+        **_doc("Once a rated match is over: each seat's player's rating before and after it, "
+               "changed once, as the match ended; null otherwise"),
+    )  # fmt: skip
     you = fields.Integer(**_doc("Your seat (a seat's own view only)"))
     hand = cards("Your hand (a seat's own view only)")
     legal_moves = fields.List(
@@ -464,6 +513,7 @@ class CreatedSeatSchema(Schema):
     name = fields.String(allow_none=True, required=True, **_doc("The player's name; null: open"))
     bot = Ref("BotLevel", allow_none=True, required=True, metadata={"description": BOT})
     open = fields.Boolean(required=True, **_doc("true: a seat left for someone to join"))
+    player = fields.String(allow_none=True, required=True, **_doc(PLAYER))
     token = fields.String(
         **_doc(
             "The bearer token that acts as this seat (`Authorization: Bearer <token>`); shown "
@@ -617,7 +667,9 @@ class VerifySchema(Schema):
         **_doc(
             "One entry per check, each with its own `ok`: `hash_chain` (the log is intact), "
             "`replay` (replaying it gives the stored state), `client_seed` (the seeds logged "
-            "by GameCreated and SeatJoined make the client seed in use), `commitment` (the "
+            "by GameCreated and SeatJoined make the client seed in use), `players` (each seat's "
+            "player, and whether the game is rated, are the ones GameCreated and SeatJoined "
+            "logged), `commitment` (the "
             "one GameCreated published; once over, the seed SeedRevealed logged matches it) "
             "and once over `decks` (it re-derives every shuffled deck; only round 1 of a game "
             "created with `deck` may be fixed)"
@@ -633,11 +685,12 @@ class GameSummarySchema(Schema):
     version = fields.Integer(required=True, **_doc("The game's version"))
     created_at = fields.String(required=True, **_doc("When it was created (ISO 8601)"))
     seats = fields.List(
-        fields.Dict(), required=True, **_doc("Every seat: `seat`, `name` and `bot`")
+        fields.Dict(), required=True, **_doc("Every seat: `seat`, `name`, `bot` and `player`")
     )
     scores = fields.List(fields.Integer(), required=True, **_doc("Match totals, one per side"))
     winner = fields.Integer(allow_none=True, required=True, **_doc("The winning side, or null"))
     custom_deck = fields.Boolean(required=True, **_doc("true when the creator fixed a deck"))
+    rated = fields.Boolean(required=True, **_doc("true: its players' ratings change at its end"))
 
 
 class GamesPageSchema(Schema):
@@ -660,6 +713,7 @@ class JoinedRecordSchema(Schema):
 
     seat = fields.Integer(required=True, **_doc(SEAT))
     name = fields.String(required=True, **_doc("The player's name"))
+    player = fields.String(allow_none=True, required=True, **_doc(PLAYER))
 
 
 class DealtRecordSchema(Schema):
@@ -767,6 +821,10 @@ class BotInfoSchema(Schema):
     """A bot a seat can be given, as `{"bot": level}` in POST /games; listed weakest first."""
 
     level = Ref("BotLevel", required=True, metadata={"description": "the bot's level"})
+    player = fields.String(
+        required=True,
+        metadata={"description": "the level's player id (`bot-<level>`): GET /players/{id}"},
+    )
     help = fields.String(required=True, metadata={"description": "how it plays, in a line"})
     rating = fields.Integer(
         required=True,

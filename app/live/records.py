@@ -59,7 +59,8 @@ def _pick(data: dict[str, Any], *keys: str) -> dict[str, Any]:
 
 
 def _joined(data: dict[str, Any], _game: GameFacts) -> dict[str, Any]:
-    return _pick(data, "seat", "name")  # not the seat's client seed
+    # Not the seat's client seed; a log from before players has no player.
+    return {**_pick(data, "seat", "name"), "player": data.get("player")}
 
 
 def _dealt(data: dict[str, Any], _game: GameFacts) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from app.persistence.memory_players import MemoryPlayerRepository, PlayerStore
 from app.services.errors import ConcurrentUpdate
 from app.services.log import EventRecord, RawEvent
 from app.services.model import ACTIVE, WAITING, GameRecord, GameSummary, Progress, Seat
@@ -26,6 +27,7 @@ class Store:
     logs: dict[str, list[EventRecord]] = field(default_factory=dict)
     results: dict[tuple[str, int, str], StoredResult] = field(default_factory=dict)
     results_at: dict[tuple[str, int, str], datetime] = field(default_factory=dict)
+    players: PlayerStore = field(default_factory=PlayerStore)
     seeks: dict[str, SeekRecord] = field(default_factory=dict)
 
 
@@ -205,21 +207,27 @@ class MemoryUnitOfWork(AbstractUnitOfWork):
     def __init__(self, store: Store | None = None) -> None:
         self.store = store if store is not None else Store()
         self.games: MemoryGameRepository = MemoryGameRepository(self.store)
+        self.players: MemoryPlayerRepository = MemoryPlayerRepository(
+            self.store.players, self.store.games
+        )
         self.seeks: MemorySeekRepository = MemorySeekRepository(self.store)
         self.commits = 0
 
     def __enter__(self) -> MemoryUnitOfWork:
         self.games = MemoryGameRepository(self.store)
+        self.players = MemoryPlayerRepository(self.store.players, self.store.games)
         self.seeks = MemorySeekRepository(self.store)
         return self
 
     def commit(self) -> None:
         self.seeks.commit()  # first: it may refuse, and then nothing is written
+        self.players.commit()
         self.games.commit()
         self.commits += 1
 
     def rollback(self) -> None:
         self.games.pending = Store()
+        self.players.pending = PlayerStore()
         self.seeks.pending = {}
 
     def ping(self) -> None:
@@ -238,7 +246,7 @@ def _loaded(game: GameRecord) -> GameRecord:
 
 
 def _summary(game: GameRecord) -> GameSummary:
-    seats = [Seat(s.seat, s.name, s.bot, s.seed, s.token_hash) for s in game.seats]
+    seats = [Seat(s.seat, s.name, s.bot, s.seed, s.token_hash, s.player_id) for s in game.seats]
     custom = game.custom_deck is not None
     return GameSummary(game.id, game.status, game.version, game.created_at, seats,
-                       list(game.state.scores), game.winner, custom)  # fmt: skip
+                       list(game.state.scores), game.winner, custom, game.rated)  # fmt: skip

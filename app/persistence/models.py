@@ -1,5 +1,6 @@
 """Tables: games (with a snapshot of the current state), seats, the append-only event
-log, stored idempotent results (a move's first answer, kept for its retries) and seeks.
+log, stored idempotent results (a move's first answer, kept for its retries), players and
+seeks.
 Alembic's migrations must match these exactly."""
 
 from __future__ import annotations
@@ -73,6 +74,11 @@ class GameRow(Base):
     public: Mapped[bool] = mapped_column(  # joinable without the invite
         Boolean, default=False, server_default=false()
     )
+    rated: Mapped[bool] = mapped_column(  # its players' ratings change when it ends
+        Boolean, default=False, server_default=false()
+    )
+    # Once a rated game ended: each seat's rating before and after, for its final view.
+    ratings: Mapped[list[dict[str, Any]] | None] = mapped_column(JsonData, nullable=True)
 
     __table_args__ = (
         Index("ix_games_status_created", "status", "created_at"),
@@ -92,6 +98,36 @@ class SeatRow(Base):
     bot: Mapped[str | None] = mapped_column(String(16), nullable=True)
     seed: Mapped[str | None] = mapped_column(String(64), nullable=True)
     token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
+    # The player holding the seat (a bot's: its level's player), and the game's creation time
+    # beside it, so that a player's games are read newest first from one index.
+    player_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    created_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+    __table_args__ = (Index("ix_seats_player", "player_id", "created_at", "game_id"),)
+
+
+class PlayerRow(Base):
+    """A player who lasts across games: its bearer token (hashed) or the subject an
+    integrator's signed token names, its rating (openskill's mu and sigma) and its results."""
+
+    __tablename__ = "players"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(40))
+    bot: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, unique=True)
+    subject: Mapped[str | None] = mapped_column(String(255), nullable=True, unique=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    # Also the version a rating's update checks: two games ending at once cannot both write.
+    rated_games: Mapped[int] = mapped_column(Integer, server_default=text("0"))
+    played: Mapped[int] = mapped_column(Integer, server_default=text("0"))
+    won: Mapped[int] = mapped_column(Integer, server_default=text("0"))
+    lost: Mapped[int] = mapped_column(Integer, server_default=text("0"))
+    drawn: Mapped[int] = mapped_column(Integer, server_default=text("0"))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+    __table_args__ = (Index("ix_players_rated_mu", "rated_games", "mu"),)
 
 
 class EventRow(Base):

@@ -115,8 +115,9 @@ _SAVED = (
 # The seats a join changed, as one JSON array of objects.
 _SEATED = (
     ", seated AS (UPDATE seats SET name = changed.name, seed = changed.seed,"
-    " token_hash = changed.token_hash FROM saved, json_to_recordset(%(seats)s::json)"
-    " AS changed(seat integer, name text, seed text, token_hash text)"
+    " token_hash = changed.token_hash, player_id = changed.player_id FROM saved,"
+    " json_to_recordset(%(seats)s::json)"
+    " AS changed(seat integer, name text, seed text, token_hash text, player_id text)"
     " WHERE seats.game_id = saved.id AND seats.seat = changed.seat)"
 )
 # The answer kept for the retries of the move's Idempotency-Key: in the move's own statement,
@@ -151,7 +152,7 @@ def _named(name: str) -> str:
 
 _INSERT_RESULT = insert_result(_named)
 _NOTIFY = "SELECT pg_notify(%(channel)s, %(notice)s)"
-_JSON_COLUMNS = ("snapshot", "rules", "custom_deck", "body")
+_JSON_COLUMNS = ("snapshot", "rules", "custom_deck", "body", "ratings")
 _CURSOR = "basra_cursor"  # where a pooled connection keeps the cursor of ``_cursor``
 
 # What a lost race looks like from PostgreSQL: the version check above, a duplicate log

@@ -80,6 +80,9 @@ class SqlGameRepository(GameRepository):
             connection = self._pooled = self.engine.connect()
         return connection
 
+    def before_writing(self) -> None:
+        """A write is about to be sent: SQLite queues its writers at a gate first (sqlite.py)."""
+
     def forget_writes(self) -> None:
         """The transaction is being rolled back: forget any write not sent yet (none here)."""
 
@@ -149,7 +152,7 @@ class SqlGameRepository(GameRepository):
     def page(
         self, status: str | None, limit: int, before: tuple[datetime, str] | None
     ) -> list[GameSummary]:
-        names = ("id", "status", "version", "created_at", "score_0", "score_1", "winner")
+        names = ("id", "status", "version", "created_at", "score_0", "score_1", "winner", "rated")
         columns = [GAMES.c[name] for name in names]
         # The deck itself, not ``IS NOT NULL``: a JSON column stores Python's None as JSON
         # null, which SQL does not count as NULL (52 short codes per fixed game at most).
@@ -231,4 +234,5 @@ class SqlGameRepository(GameRepository):
 def _summary(game: Any, seats: list[Seat]) -> GameSummary:
     scores = [game["score_0"], game["score_1"]]
     return GameSummary(game["id"], game["status"], game["version"], game["created_at"], seats,
-                       scores, game["winner"], game["custom_deck"] is not None)  # fmt: skip
+                       scores, game["winner"], game["custom_deck"] is not None,
+                       game["rated"])  # fmt: skip

@@ -81,7 +81,12 @@ _STORE_RESULT = insert_result(_positional)
 _SAVE_SEAT = (
     update(SEATS)
     .where(SEATS.c.game_id == bindparam("seat_game"), SEATS.c.seat == bindparam("seat_number"))
-    .values(name=bindparam("name"), seed=bindparam("seed"), token_hash=bindparam("token_hash"))
+    .values(
+        name=bindparam("name"),
+        seed=bindparam("seed"),
+        token_hash=bindparam("token_hash"),
+        player_id=bindparam("player_id"),
+    )
 )
 _LOCK_WORDS = ("locked", "busy")
 
@@ -97,7 +102,7 @@ class SqliteGameRepository(SqlGameRepository):
         self.gate = gate
         self.holding_gate = False
 
-    def _before_writing(self) -> None:
+    def before_writing(self) -> None:
         """Queue at the gate before this unit of work's first write (write_gate.py)."""
         if self.gate is not None and not self.holding_gate:
             self.gate.enter()
@@ -146,7 +151,7 @@ class SqliteGameRepository(SqlGameRepository):
         stored = {name: write[name](value) for name, value in values.items()}
         stored |= {"game_id": game.id, "expected_version": game.loaded_version}
         unchanged = frozenset(_unchanged_indexed(game))
-        self._before_writing()
+        self.before_writing()
         with _translated():
             if self._driver().execute(_SAVES[unchanged], stored).rowcount != 1:
                 raise ConcurrentUpdate(game.id)
@@ -157,7 +162,8 @@ class SqliteGameRepository(SqlGameRepository):
         for number in sorted(game.changed_seats):
             seat = game.seats[number]
             self.connection.execute(_SAVE_SEAT, {"seat_game": game.id, "seat_number": number,
-                "name": seat.name, "seed": seat.seed, "token_hash": seat.token_hash})  # fmt: skip
+                "name": seat.name, "seed": seat.seed, "token_hash": seat.token_hash,
+                "player_id": seat.player_id})  # fmt: skip
 
     def _append(self, game: GameRecord) -> None:
         """A (game_id, seq) taken already is a lost race (``ConcurrentUpdate``)."""
@@ -172,7 +178,7 @@ class SqliteGameRepository(SqlGameRepository):
         write = self.convert.write_result
         row = (game_id, seat, key, stored.request_hash, write["body"](stored.result),
                write["created_at"](now()))  # fmt: skip
-        self._before_writing()
+        self.before_writing()
         with _translated():
             self._driver().execute(_STORE_RESULT, row)
 

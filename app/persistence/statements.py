@@ -17,14 +17,15 @@ from app.services.model import GameRecord, rounds_text
 # The columns of a game's row that the record holds as they are.
 RECORD_COLUMNS = ("id", "status", "version", "server_seed", "commitment", "client_seed",
                   "custom_deck", "winner", "last_hash", "created_at", "updated_at",
-                  "deadline", "invite_hash", "public")  # fmt: skip
+                  "deadline", "invite_hash", "public", "rated", "ratings")  # fmt: skip
 # What a move, a join or a deal can change in a game's row.
 CHANGING_COLUMNS = ("status", "version", "snapshot", "rounds", "score_0", "score_1",
-                    "client_seed", "winner", "last_hash", "updated_at", "deadline")  # fmt: skip
+                    "client_seed", "winner", "last_hash", "updated_at", "deadline",
+                    "ratings")  # fmt: skip
 CHANGING_RECORD_COLUMNS = tuple(name for name in CHANGING_COLUMNS if name in RECORD_COLUMNS)
 # What a move's load reads of the game's row; its seats come with it.
 LOADED_COLUMNS = (*RECORD_COLUMNS, "snapshot", "rounds")
-SEAT_COLUMNS = ("seat", "name", "bot", "seed", "token_hash")
+SEAT_COLUMNS = ("seat", "name", "bot", "seed", "token_hash", "player_id")
 EVENT_COLUMNS = ("game_id", "seq", "type", "data", "at", "hash")
 RESULT_COLUMNS = ("game_id", "seat", "key", "request_hash", "body", "created_at")
 # Written only when given (a save passes None for rounds no round was added to).
@@ -60,8 +61,10 @@ def game_row(game: GameRecord) -> dict[str, Any]:
 
 
 def seat_rows(game: GameRecord) -> list[dict[str, Any]]:
-    """A new game's seats' rows."""
-    return [{"game_id": game.id, **asdict(seat)} for seat in game.seats]
+    """A new game's seats' rows, each with the game's creation time: a player's games are
+    listed in that order (ix_seats_player)."""
+    return [{"game_id": game.id, **asdict(seat), "created_at": game.created_at}
+            for seat in game.seats]  # fmt: skip
 
 
 def stored_state(game: GameRecord, adding: bool = False) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from sqlalchemy.exc import (
 from sqlalchemy.orm import Session
 
 from app.persistence.database import Database
+from app.persistence.players import SqlPlayerRepository
 from app.persistence.repository import SqlGameRepository
 from app.persistence.schema import current_revisions, newest_revisions
 from app.persistence.seeks import SqlSeekRepository
@@ -52,6 +53,7 @@ def translated(error: SQLAlchemyError) -> Exception | None:
 
 class SqlUnitOfWork(AbstractUnitOfWork):
     games: SqlGameRepository
+    players: SqlPlayerRepository
     seeks: SqlSeekRepository
 
     def __init__(self, database: Database) -> None:
@@ -61,6 +63,7 @@ class SqlUnitOfWork(AbstractUnitOfWork):
 
     def __enter__(self) -> Self:
         self.games = self.database.repository()
+        self.players = SqlPlayerRepository(self.games)
         self.seeks = SqlSeekRepository(self.games)  # on the games' connection and transaction
         self.inside = True
         return self

@@ -1,11 +1,26 @@
-"""Who the caller is: a seat's bearer token, or nobody (a spectator)."""
+"""Who the caller is: a seat's bearer token, a player's (its own token, or one an integrator
+signed, verified by the API), or nobody (a spectator)."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from app.services.errors import Forbidden, NotFound, Unauthorized
 from app.services.model import GameRecord
 from app.services.tokens import hash_token, same_hash
 from app.services.unit_of_work import AbstractUnitOfWork
+
+
+@dataclass(frozen=True, slots=True)
+class SignedPlayer:
+    """A player named by a signed token the API has verified (app/api/signed_tokens.py)."""
+
+    player_id: str
+
+
+# A request's bearer: a token as sent (a seat's or a player's), a verified signed player, or
+# None (no Authorization header: a spectator).
+Bearer = str | SignedPlayer | None
 
 
 def load(
@@ -20,21 +35,34 @@ def load(
     return game
 
 
-def seat_of(uow: AbstractUnitOfWork, game: GameRecord, token: str | None) -> int | None:
-    """The seat a bearer token acts as; None for a spectator (no token at all)."""
+def seat_of(uow: AbstractUnitOfWork, game: GameRecord, token: Bearer) -> int | None:
+    """The seat a bearer acts as: a seat's token, or a player's for the seat it holds; None
+    for a spectator (no token at all)."""
     if token is None:
         return None
+    if isinstance(token, SignedPlayer):
+        return _held_by(game, token.player_id)
     digest = hash_token(token)
     for seat in game.seats:
         if same_hash(seat.token_hash, digest):
             return seat.seat
+    player_id = uow.players.id_of_token(digest)
+    if player_id is not None:
+        return _held_by(game, player_id)
     if uow.games.game_of_token(digest) is not None:
         raise Forbidden("that token belongs to another game")
     raise Unauthorized("unknown token")
 
 
-def seated(uow: AbstractUnitOfWork, game: GameRecord, token: str | None) -> int:
-    """The seat a bearer token acts as, where only a seat may act."""
+def _held_by(game: GameRecord, player_id: str) -> int:
+    for seat in game.seats:
+        if seat.player_id == player_id and seat.bot is None:
+            return seat.seat
+    raise Forbidden("this player holds no seat of this game")
+
+
+def seated(uow: AbstractUnitOfWork, game: GameRecord, token: Bearer) -> int:
+    """The seat a bearer acts as, where only a seat may act."""
     seat = seat_of(uow, game, token)
     if seat is None:
         raise Unauthorized("this needs a seat's token: Authorization: Bearer <token>")

@@ -12,7 +12,7 @@ from typing import Any
 from app.engine import OVER
 from app.engine.fairness import ALGORITHM
 from app.services import audit_cache
-from app.services.access import load, seat_of
+from app.services.access import Bearer, load, seat_of
 from app.services.deadlines import load_settled, utc_now
 from app.services.errors import GameNotFinished, InvalidRequest
 from app.services.log import (
@@ -36,7 +36,7 @@ EVENTS_MAX = 1000
 
 
 def view(
-    uow: AbstractUnitOfWork, game_id: str, token: str | None, now: datetime | None = None
+    uow: AbstractUnitOfWork, game_id: str, token: Bearer, now: datetime | None = None
 ) -> dict[str, Any]:
     """The game as the caller (a seat's token, or none: a spectator) may see it; a
     deadline that has passed is settled first."""
@@ -52,7 +52,7 @@ def moves(uow: AbstractUnitOfWork, game_id: str) -> list[dict[str, Any]]:
 
 
 def events(
-    uow: AbstractUnitOfWork, game_id: str, token: str | None, after: int = 0,
+    uow: AbstractUnitOfWork, game_id: str, token: Bearer, after: int = 0,
     limit: int = EVENTS_PAGE,
 ) -> dict[str, Any]:  # fmt: skip
     """A page of the log after ``after``: at most ``limit`` events, and ``next_after`` (the
@@ -140,23 +140,23 @@ def list_games(
     uow: AbstractUnitOfWork, status: str | None, limit: int, cursor: str | None
 ) -> dict[str, Any]:
     """A page of games, newest first, and the cursor of the next page (if any)."""
-    before = _decode_cursor(cursor) if cursor else None
+    before = decode_cursor(cursor) if cursor else None
     with uow:
         found = uow.games.page(status, limit + 1, before)
     page = found[:limit]
     more = len(found) > limit
     return {
         "games": [summary.to_dict() for summary in page],
-        "next_cursor": _encode_cursor(page[-1].created_at, page[-1].id) if more else None,
+        "next_cursor": encode_cursor(page[-1].created_at, page[-1].id) if more else None,
     }
 
 
-def _encode_cursor(created: datetime, game_id: str) -> str:
+def encode_cursor(created: datetime, game_id: str) -> str:
     raw = json.dumps([created.isoformat(), game_id]).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def _decode_cursor(cursor: str) -> tuple[datetime, str]:
+def decode_cursor(cursor: str) -> tuple[datetime, str]:
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         created, game_id = json.loads(raw)

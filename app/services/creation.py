@@ -14,9 +14,10 @@ from app.engine.bots import BOT_NAMES
 from app.engine.fairness import ALGORITHM, commitment, new_server_seed
 from app.engine.game import check_deck
 from app.engine.rules import check_can_score
-from app.services.errors import InvalidRequest
+from app.services.errors import AlreadySeated, InvalidRequest
 from app.services.log import GAME_CREATED, GENESIS_HASH
 from app.services.model import WAITING, GameRecord, Seat
+from app.services.player_store import bot_player_id
 from app.services.tokens import hash_token, new_token
 
 
@@ -28,6 +29,7 @@ class Player:
     seed: str | None = None
     bot: str | None = None
     open: bool = False
+    player_id: str | None = None  # a human seat held by this player (its name is ``name``)
 
 
 def checked_rules(options: Mapping[str, Any] | None, players: Sequence[Player]) -> Rules:
@@ -57,23 +59,43 @@ def checked_deck(deck: Sequence[str] | None, players: Sequence[Player]) -> tuple
     return cards
 
 
+def check_rated(rated: bool, players: Sequence[Player], deck: object | None) -> None:
+    """A player holds at most one seat; a rated game's every human seat is a player's, now
+    or once joined, and its deals are the fair shuffle's."""
+    held = [player.player_id for player in players if player.player_id is not None]
+    if len(held) != len(set(held)):
+        raise AlreadySeated("a player holds at most one seat of a game")
+    if not rated:
+        return
+    if deck is not None:
+        message = "a rated game is dealt by the fair shuffle: it takes no deck"
+        raise InvalidRequest(message, errors={"deck": [message]})
+    if any(not (p.bot or p.open or p.player_id) for p in players):
+        message = 'every human seat of a rated game is a player\'s: {"player": "me"} or open'
+        raise InvalidRequest(message, errors={"players": [message]})
+
+
 def seat_players(players: Sequence[Player]) -> tuple[list[Seat], dict[int, str]]:
     """The seats, and the bearer token of each human seated now (shown once)."""
     seats: list[Seat] = []
     tokens: dict[int, str] = {}
     for number, player in enumerate(players):
         if player.bot:
-            seats.append(Seat(number, player.name or BOT_NAMES[player.bot], bot=player.bot))
+            seats.append(Seat(number, player.name or BOT_NAMES[player.bot], bot=player.bot,
+                              player_id=bot_player_id(player.bot)))  # fmt: skip
         elif player.open:
             seats.append(Seat(number))
         else:
             tokens[number] = new_token()
             seats.append(Seat(number, player.name, seed=player.seed,
-                              token_hash=hash_token(tokens[number])))  # fmt: skip
+                              token_hash=hash_token(tokens[number]),
+                              player_id=player.player_id))  # fmt: skip
     return seats, tokens
 
 
-def new_game(rules: Rules, seats: list[Seat], deck: tuple[Card, ...] | None) -> GameRecord:
+def new_game(
+    rules: Rules, seats: list[Seat], deck: tuple[Card, ...] | None, rated: bool = False
+) -> GameRecord:
     """A waiting game whose log holds its genesis entry: who sits where, the rules, and
     the commitment to the server seed that will shuffle every deck."""
     seed = new_server_seed()
@@ -92,6 +114,7 @@ def new_game(rules: Rules, seats: list[Seat], deck: tuple[Card, ...] | None) -> 
         updated_at=now,
         seats=seats,
         state_now=GameState.new(rules, len(seats)),
+        rated=rated,
     )
     game.record(GAME_CREATED, {
         "players": [{**seat.public(), "seed": seat.seed} for seat in seats],
@@ -99,5 +122,6 @@ def new_game(rules: Rules, seats: list[Seat], deck: tuple[Card, ...] | None) -> 
         "algorithm": ALGORITHM,
         "commitment": game.commitment,
         "custom_deck": deck is not None,
+        "rated": rated,
     })  # fmt: skip
     return game

@@ -19,6 +19,7 @@ from app.services.access import load
 from app.services.errors import ConcurrentUpdate, ServiceError
 from app.services.log import GAME_CANCELLED
 from app.services.model import ACTIVE, CANCELLED, WAITING, GameRecord
+from app.services.ratings import settle_end
 from app.services.turns import Moves, advance, bot_of, execute, reveal_seed
 from app.services.unit_of_work import AbstractUnitOfWork, retrying
 
@@ -159,4 +160,5 @@ def _settle_next(uow: AbstractUnitOfWork, now: datetime, failed: set[str]) -> st
 
 def _save(uow: AbstractUnitOfWork, game: GameRecord, now: datetime) -> None:
     game.updated_at = now
+    settle_end(uow, game)  # a forfeit ends a match too: its ratings change in this save
     uow.games.save(game)

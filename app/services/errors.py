@@ -35,6 +35,18 @@ class GameFull(ServiceError):
     code = "game_full"
 
 
+class AlreadySeated(ServiceError):
+    """A player holds at most one seat of a game."""
+
+    code = "already_seated"
+
+
+class PlayerRequired(ServiceError):
+    """A seat of a rated game is taken by a player's bearer only."""
+
+    code = "player_required"
+
+
 class GameNotFinished(ServiceError):
     code = "game_not_finished"
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, fields
+from dataclasses import astuple, dataclass, fields
 from typing import Any
 
 from app.services.model import ACTIVE, GameRecord, Seat
@@ -67,7 +67,7 @@ class GameImage:
         saved = game.saved
         if saved is None:
             return None
-        seats = tuple((s.seat, s.name, s.bot, s.seed, s.token_hash) for s in game.seats)
+        seats = tuple(astuple(seat) for seat in game.seats)
         fields_now = {name: getattr(game, name) for name in _FIELDS}
         return cls(fields_now, seats, saved.snapshot, saved.rounds)
 

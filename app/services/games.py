@@ -15,8 +15,15 @@ from app.engine import Card, EngineError, GameNotActive, Play, Resign
 from app.engine.fairness import ALGORITHM
 from app.engine.game import check_turn
 from app.observability import metrics
-from app.services.access import seat_of, seated
-from app.services.creation import Player, checked_deck, checked_rules, new_game, seat_players
+from app.services.access import Bearer, SignedPlayer, seat_of, seated
+from app.services.creation import (
+    Player,
+    check_rated,
+    checked_deck,
+    checked_rules,
+    new_game,
+    seat_players,
+)
 from app.services.deadlines import (
     DEFAULT_WAITING_SECONDS,
     is_due,
@@ -25,11 +32,13 @@ from app.services.deadlines import (
     utc_now,
 )
 from app.services.errors import (
+    AlreadySeated,
     Backlogged,
     ConcurrentUpdate,
     Forbidden,
     GameFull,
     IdempotencyConflict,
+    PlayerRequired,
     ServiceError,
     Unavailable,
     VersionMismatch,
@@ -37,6 +46,7 @@ from app.services.errors import (
 from app.services.game_images import GameImages
 from app.services.log import SEAT_JOINED
 from app.services.model import ACTIVE, WAITING, GameRecord
+from app.services.ratings import settle_end
 from app.services.tokens import hash_token, new_token, same_hash
 from app.services.turns import Moves, advance, execute, replies_deadline, start
 from app.services.unit_of_work import (
@@ -90,7 +100,7 @@ class Access:
 def check_access(
     uow: AbstractUnitOfWork,
     game_id: str,
-    token: str | None,
+    token: Bearer,
     seated_only: bool = False,
     now: datetime | None = None,
 ) -> Access:
@@ -123,15 +133,18 @@ def create_game(
     now: datetime | None = None,
     images: GameImages | None = None,
     bot_backlog: int | None = None,
+    rated: bool = False,
 ) -> Created:
     """A new game; one with no open seat deals at once and its bots play their turns (but a
     game of bots alone, played in the background, refused past ``bot_backlog`` of them). One
     with open seats answers an invite that joining needs, unless it is ``public``; it waits
-    ``waiting_seconds`` for its players before it ends cancelled."""
+    ``waiting_seconds`` for its players before it ends cancelled. A ``rated`` one changes its
+    players' ratings when it ends (ratings.py)."""
     now = now or utc_now()
     checked = checked_rules(rules, players)
+    check_rated(rated, players, deck)
     seats, tokens = seat_players(players)
-    game = new_game(checked, seats, checked_deck(deck, players))
+    game = new_game(checked, seats, checked_deck(deck, players), rated)
     game.public = public
     bots_only = all(seat.bot for seat in seats)
     if bots_only and bot_backlog:  # 0 or None: no limit
@@ -182,8 +195,10 @@ def join_game(
     invite: str | None = None,
     waiting_seconds: int = DEFAULT_WAITING_SECONDS,
     now: datetime | None = None,
+    player_id: str | None = None,
 ) -> Joined:
-    """Take the lowest open seat with the game's invite (a public game needs none); the
+    """Take the lowest open seat with the game's invite (a public game needs none), for
+    ``player_id`` if a player's bearer asks (a rated game's seats are players' only); the
     game deals once the last one is taken, else waits ``waiting_seconds`` more."""
     moment = now or utc_now()
     replies_by = replies_deadline()  # for every retry together
@@ -196,9 +211,13 @@ def join_game(
                 raise GameFull("every seat of this game is taken")
             if not game.public and not _invited(game, invite):
                 raise Forbidden("joining this game needs its invite")
+            _check_joiner(game, player_id)
             token = new_token()
-            game.seat_player(open_seats[0], name, seed, hash_token(token))
-            game.record(SEAT_JOINED, {"seat": open_seats[0].seat, "name": name, "seed": seed})
+            game.seat_player(open_seats[0], name, seed, hash_token(token), player_id)
+            joined = {"seat": open_seats[0].seat, "name": name, "seed": seed}
+            if player_id is not None:  # logs from before players had none: they still verify
+                joined["player"] = player_id
+            game.record(SEAT_JOINED, joined)
             moves: Moves = []
             if len(open_seats) == 1:
                 start(game, moves, replies_by=replies_by)
@@ -215,7 +234,7 @@ def join_game(
 @dataclass(frozen=True, slots=True)
 class PlayCard:
     game_id: str
-    token: str | None
+    token: Bearer
     card: str  # as the client wrote it; checked after the game and the token
     if_match: int | None = None  # the version the client saw, if it insists on it
     idempotency_key: str | None = None
@@ -280,8 +299,8 @@ def _from_image(
     return played
 
 
-def _holds_a_seat(token_hashes: Sequence[str | None], token: str | None) -> bool:
-    if token is None:
+def _holds_a_seat(token_hashes: Sequence[str | None], token: Bearer) -> bool:
+    if token is None or isinstance(token, SignedPlayer):  # a player's: decided from a load
         return False
     digest = hash_token(token)
     return any(same_hash(held, digest) for held in token_hashes)
@@ -342,7 +361,7 @@ class ResignedGame:
 def resign_game(
     uow: AbstractUnitOfWork,
     game_id: str,
-    token: str | None,
+    token: Bearer,
     now: datetime | None = None,
     images: GameImages | None = None,
 ) -> ResignedGame:
@@ -367,6 +386,15 @@ def resign_game(
     return resigned
 
 
+def _check_joiner(game: GameRecord, player_id: str | None) -> None:
+    if player_id is None:
+        if game.rated:
+            raise PlayerRequired("a seat of a rated game is taken with a player's bearer")
+        return
+    if any(seat.player_id == player_id for seat in game.seats):
+        raise AlreadySeated("this player already holds a seat of this game")
+
+
 def _invited(game: GameRecord, invite: str | None) -> bool:
     return invite is not None and same_hash(game.invite_hash, hash_token(invite))
 
@@ -378,10 +406,12 @@ def _fingerprint(body: dict[str, Any]) -> str:
 
 def _add(uow: AbstractUnitOfWork, game: GameRecord) -> None:
     with uow:
+        settle_end(uow, game)
         uow.games.add(game)
         uow.commit()
 
 
 def _save(uow: AbstractUnitOfWork, game: GameRecord) -> None:
     game.updated_at = datetime.now(UTC)
+    settle_end(uow, game)  # the save that ends a match changes its players' ratings with it
     uow.games.save(game)

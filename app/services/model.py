@@ -29,6 +29,7 @@ class Seat:
     bot: str | None = None
     seed: str | None = None  # the player's contribution to the client seed
     token_hash: str | None = None  # a human's bearer token, hashed
+    player_id: str | None = None  # the player holding it (a bot's: its level's player)
 
     @property
     def is_open(self) -> bool:
@@ -36,7 +37,8 @@ class Seat:
 
     def public(self) -> dict[str, Any]:
         """The seat as every answer names it."""
-        return {"seat": self.seat, "name": self.name, "bot": self.bot, "open": self.is_open}
+        return {"seat": self.seat, "name": self.name, "bot": self.bot, "open": self.is_open,
+                "player": self.player_id}  # fmt: skip
 
 
 @dataclass(eq=False)
@@ -64,6 +66,9 @@ class GameRecord:
     deadline: datetime | None = None
     invite_hash: str | None = None  # a game with open seats: its invite, hashed
     public: bool = False  # joinable without the invite, and listed while waiting
+    rated: bool = False  # its players' ratings change when it ends (ratings.py)
+    # Once a rated game ended: each seat's rating before and after (ratings.py).
+    ratings: list[dict[str, Any]] | None = None
     loaded_version: int = field(init=False)
     # The indexed columns a save may leave as they are, as loaded (SQLite rewrites an index
     # whose column an UPDATE sets, even to the value it had: sqlite.py leaves them out).
@@ -115,9 +120,16 @@ class GameRecord:
     def record_engine(self, event: Event) -> EventRecord:
         return self.record(*engine_record_data(event))
 
-    def seat_player(self, seat: Seat, name: str, seed: str | None, token_hash: str) -> None:
+    def seat_player(
+        self, seat: Seat, name: str, seed: str | None, token_hash: str, player_id: str | None
+    ) -> None:
         seat.name, seat.seed, seat.token_hash = name, seed, token_hash
+        seat.player_id = player_id
         self.changed_seats.add(seat.seat)
+
+
+def _listed(seat: Seat) -> dict[str, Any]:
+    return {"seat": seat.seat, "name": seat.name, "bot": seat.bot, "player": seat.player_id}
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +177,7 @@ class GameSummary:
     scores: list[int]
     winner: int | None
     custom_deck: bool = False
+    rated: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -172,8 +185,9 @@ class GameSummary:
             "status": self.status,
             "version": self.version,
             "created_at": self.created_at.isoformat(),
-            "seats": [{"seat": s.seat, "name": s.name, "bot": s.bot} for s in self.seats],
+            "seats": [_listed(seat) for seat in self.seats],
             "scores": self.scores,
             "winner": self.winner,
             "custom_deck": self.custom_deck,
+            "rated": self.rated,
         }

@@ -15,6 +15,7 @@ from typing import Any, Self, TypeVar
 from app.services.errors import Busy, ConcurrentUpdate
 from app.services.log import EventRecord, RawEvent
 from app.services.model import GameRecord, GameSummary, Progress
+from app.services.player_store import PlayerRepository
 from app.services.seeks import SeekRepository
 
 T = TypeVar("T")
@@ -115,6 +116,7 @@ class AbstractUnitOfWork(abc.ABC):
     the block without a commit rolls it back. Entering again opens a new one."""
 
     games: GameRepository
+    players: PlayerRepository  # in the same transaction as ``games``
     seeks: SeekRepository
 
     def __enter__(self) -> Self:

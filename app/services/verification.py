@@ -56,6 +56,7 @@ def verify_log(game: GameRecord, raw: Sequence[RawEvent]) -> dict[str, Any]:
     logged = from_log(log)
     checks["client_seed"] = _check_client_seed(game, logged)
     checks["commitment"] = _check_commitment(game, logged)
+    checks["players"] = _check_players(game, log)
     if game.is_over:
         checks["decks"] = _check_decks(log, logged)
     return {"ok": all(check["ok"] for check in checks.values()), "checks": checks}
@@ -91,6 +92,28 @@ def _check_commitment(game: GameRecord, logged: LoggedFairness) -> dict[str, Any
         return _failed("the stored server seed is not the one SeedRevealed logged")
     if not seed_matches(logged.server_seed or "", logged.commitment or ""):
         return _failed("the revealed server seed does not match the commitment")
+    return {"ok": True, "detail": None}
+
+
+def _check_players(game: GameRecord, log: list[EventRecord]) -> dict[str, Any]:
+    """Each seat's player, and whether the game is rated, are the ones the log states
+    (GameCreated and SeatJoined); a log from before players named none, and says nothing."""
+    named: dict[Any, Any] = {}  # seat -> player, as logged (a tampered log: anything)
+    rated: Any = False
+    for record in log:
+        data = record.data if isinstance(record.data, dict) else {}
+        if record.type == GAME_CREATED:
+            rated = data.get("rated", False)
+            for entry in data.get("players") or []:
+                if isinstance(entry, dict) and "player" in entry:
+                    named[entry.get("seat")] = entry["player"]
+        elif record.type == SEAT_JOINED:
+            named[data.get("seat")] = data.get("player")
+    if rated != game.rated:
+        return _failed("the stored game is rated otherwise than GameCreated logged")
+    wrong = [s.seat for s in game.seats if s.seat in named and named[s.seat] != s.player_id]
+    if wrong:
+        return _failed(f"seats {wrong} are held by other players than the log states")
     return {"ok": True, "detail": None}
 
 

@@ -36,6 +36,9 @@ def build_view(
         "custom_deck": game.custom_deck is not None,
         **seen,
         "deadline": utc_text(deadline),
+        "rated": game.rated,
+        # Once a rated match is over: each seat's player's rating before and after it.
+        "ratings": game.ratings,
     }
 
 

@@ -1,7 +1,7 @@
 """seeks: players waiting to be paired into a game, one waiting seek per player at most
 
 Revision ID: 0008
-Revises: 0005
+Revises: 0006
 Create Date: 2026-12-04
 """
 
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0008"
-down_revision: str | None = "0005"
+down_revision: str | None = "0006"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -222,7 +222,7 @@ def test_a_seat_joining_and_the_first_deal_reach_an_open_stream(live):
         assert joined.status_code == 201
         got = reader.take(2)
         assert [(r.event, r.data) for r in got] == [
-            ("joined", {"seat": 1, "name": "Badr"}),
+            ("joined", {"seat": 1, "name": "Badr", "player": None}),
             ("dealt", {"round": 1, "dealer": 1}),
         ]
     finally:

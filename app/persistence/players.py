@@ -1,0 +1,96 @@
+"""The players repository on both databases, over SQLAlchemy Core, on the connection (and
+so in the transaction) of the unit of work's games repository: a game's end and the ratings
+it changes are written together or not at all."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Table, insert, select, update
+
+from app.persistence.models import PlayerRow
+from app.persistence.repository import GAMES, SEATS, SqlGameRepository
+from app.persistence.statements import now, storable, utc
+from app.services.errors import ConcurrentUpdate
+from app.services.player_store import Outcome, PlayedGame, PlayerRecord, PlayerRepository
+
+PLAYERS: Table = PlayerRow.__table__  # type: ignore[assignment]
+_RECORD = ("id", "name", "bot", "mu", "sigma", "rated_games", "played", "won", "lost", "drawn")
+_RECORD_COLUMNS = [PLAYERS.c[name] for name in _RECORD]
+
+
+class SqlPlayerRepository(PlayerRepository):
+    def __init__(self, games: SqlGameRepository) -> None:
+        # The games repository whose connection (and transaction) every statement here uses.
+        self.game_store = games
+
+    def add(self, player: PlayerRecord, token_hash: str | None, subject: str | None) -> None:
+        row = {name: getattr(player, name) for name in _RECORD}
+        self.game_store.before_writing()
+        self.game_store.connection.execute(
+            insert(PLAYERS),
+            [row | {"token_hash": token_hash, "subject": subject, "created_at": now()}],
+        )  # a taken id, token or subject is an IntegrityError: the unit of work's ConcurrentUpdate
+
+    def get(self, player_id: str) -> PlayerRecord | None:
+        if not storable(player_id):
+            return None
+        query = select(*_RECORD_COLUMNS).where(PLAYERS.c.id == player_id)
+        row = self.game_store.connection.execute(query).mappings().first()
+        return None if row is None else PlayerRecord(**row)
+
+    def id_of_token(self, token_hash: str) -> str | None:
+        query = select(PLAYERS.c.id).where(PLAYERS.c.token_hash == token_hash)
+        return self.game_store.connection.scalars(query).first()
+
+    def id_of_subject(self, subject: str) -> str | None:
+        if not storable(subject):
+            return None
+        query = select(PLAYERS.c.id).where(PLAYERS.c.subject == subject)
+        return self.game_store.connection.scalars(query).first()
+
+    def record(self, outcome: Outcome) -> None:
+        column = PLAYERS.c[outcome.result]
+        values: dict[str, Any] = {"played": PLAYERS.c.played + 1, outcome.result: column + 1}
+        statement = update(PLAYERS).where(PLAYERS.c.id == outcome.player_id)
+        if outcome.rating is not None:
+            mu, sigma = outcome.rating
+            values |= {"mu": mu, "sigma": sigma, "rated_games": PLAYERS.c.rated_games + 1}
+            statement = statement.where(PLAYERS.c.rated_games == outcome.seen_rated_games)
+        self.game_store.before_writing()
+        result = self.game_store.connection.execute(statement.values(**values))
+        if result.rowcount != 1:
+            raise ConcurrentUpdate(f"player {outcome.player_id} was rated meanwhile")
+
+    def games(
+        self, player_id: str, status: str | None, limit: int, before: tuple[datetime, str] | None
+    ) -> list[PlayedGame]:
+        columns = (SEATS.c.game_id, SEATS.c.seat, SEATS.c.created_at, GAMES.c.status,
+                   GAMES.c.winner, GAMES.c.rated, GAMES.c.ratings)  # fmt: skip
+        query = (
+            select(*columns)
+            .join(GAMES, GAMES.c.id == SEATS.c.game_id)
+            .where(SEATS.c.player_id == player_id)
+        )
+        if status:
+            query = query.where(GAMES.c.status == status)
+        if before is not None:
+            created, game_id = before
+            query = query.where(
+                (SEATS.c.created_at < created)
+                | ((SEATS.c.created_at == created) & (SEATS.c.game_id < game_id))
+            )
+        query = query.order_by(SEATS.c.created_at.desc(), SEATS.c.game_id.desc()).limit(limit)
+        rows = self.game_store.connection.execute(query).mappings()
+        return [PlayedGame(**(dict(row) | {"created_at": utc(row["created_at"])})) for row in rows]
+
+    def best(self, limit: int, least_rated_games: int) -> Sequence[PlayerRecord]:
+        query = (
+            select(*_RECORD_COLUMNS)
+            .where(PLAYERS.c.rated_games >= least_rated_games)
+            .order_by(PLAYERS.c.mu.desc(), PLAYERS.c.id)
+            .limit(limit)
+        )
+        return [PlayerRecord(**row) for row in self.game_store.connection.execute(query).mappings()]

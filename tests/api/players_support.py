@@ -1,0 +1,42 @@
+"""Driving players through the API: making them, seating them, playing their games out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .helpers import bearer
+
+
+def new_player(client: Any, name: str) -> dict[str, Any]:
+    response = client.post("/players", json={"name": name})
+    assert response.status_code == 201, response.get_json()
+    body: dict[str, Any] = response.get_json()
+    return body
+
+
+def players_game(
+    client: Any, creator: dict[str, Any], joiner: dict[str, Any], **extra: Any
+) -> dict[str, Any]:
+    """A game of ``creator`` (seat 0, by its bearer) and ``joiner`` (seat 1, joined by its)."""
+    body = {"players": [{"player": "me"}, {"open": True}], **extra}
+    created = client.post("/games", json=body, headers=bearer(creator["token"]))
+    assert created.status_code == 201, created.get_json()
+    game: dict[str, Any] = created.get_json()
+    joined = client.post(f"/games/{game['id']}/join", json={"invite": game["invite"]},
+                         headers=bearer(joiner["token"]))  # fmt: skip
+    assert joined.status_code == 201, joined.get_json()
+    return game
+
+
+def play_out(client: Any, game_id: str, tokens: list[str], limit: int = 2000) -> dict[str, Any]:
+    """Each seat's bearer (seat order) plays its first legal card until the match ends."""
+    for _ in range(limit):
+        view: dict[str, Any] = client.get(f"/games/{game_id}", headers=bearer(tokens[0])).get_json()
+        if view["status"] != "active":
+            return view
+        mover = tokens[view["turn"]]
+        card = client.get(f"/games/{game_id}", headers=bearer(mover)).get_json()["hand"][0]
+        response = client.post(f"/games/{game_id}/moves", json={"card": card},
+                               headers=bearer(mover))  # fmt: skip
+        assert response.status_code == 201, response.get_json()
+    raise AssertionError("the match did not end")

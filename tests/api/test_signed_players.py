@@ -1,0 +1,122 @@
+"""Players signed in by an integrator (API.md item 17): JWT bearers checked against the
+PLAYER_JWT_* settings, each failure a 401 with its own detail, on both databases."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import jwt
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from app import create_app
+
+from .helpers import bearer
+
+SECRET = "a secret the integrator shares with the server, 32+ bytes"
+ISSUER, AUDIENCE = "https://accounts.example", "basra"
+SIGNING_KEY = Ed25519PrivateKey.generate()
+PUBLIC_PEM = (
+    SIGNING_KEY.public_key()
+    .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    .decode()
+)
+
+
+@pytest.fixture(scope="module")
+def signed_client(database_url: str) -> Iterator[Any]:
+    """An app that takes HS256 tokens signed with SECRET and EdDSA ones with SIGNING_KEY."""
+    app = create_app({
+        "DATABASE_URL": database_url, "RATE_LIMIT": "off", "PLAYER_JWT_SECRET": SECRET,
+        "PLAYER_JWT_PUBLIC_KEY": PUBLIC_PEM, "PLAYER_JWT_ISSUER": ISSUER,
+        "PLAYER_JWT_AUDIENCE": AUDIENCE, "PLAYER_JWT_ALGORITHMS": "HS256,EdDSA",
+    })  # fmt: skip
+    yield app.test_client()
+    app.extensions["basra_bot_runner"].stop()
+    app.extensions["basra_db"].dispose()
+
+
+def signed(subject: str, key: Any = SECRET, algorithm: str = "HS256", **claims: Any) -> str:
+    body = {"sub": subject, "iss": ISSUER, "aud": AUDIENCE, "exp": int(time.time()) + 600,
+            "name": "Amira", **claims}  # fmt: skip
+    return jwt.encode(body, key, algorithm=algorithm)
+
+
+def test_a_signed_subject_is_a_player_made_on_first_sight(signed_client: Any):
+    token = signed("user-1", preferred_username="amira")
+    first = signed_client.get("/players/me", headers=bearer(token)).get_json()
+    assert first["name"] == "Amira" and first["rating"]["provisional"] is True
+    again = signed_client.get("/players/me", headers=bearer(signed("user-1", name="Other")))
+    assert again.get_json()["id"] == first["id"]
+
+
+def test_an_eddsa_token_signed_by_the_public_keys_owner_is_accepted(signed_client: Any):
+    token = signed("user-ed", SIGNING_KEY, "EdDSA")
+    assert signed_client.get("/players/me", headers=bearer(token)).status_code == 200
+    forged = signed("user-ed", Ed25519PrivateKey.generate(), "EdDSA")
+    refused = signed_client.get("/players/me", headers=bearer(forged)).get_json()
+    assert refused["code"] == "unauthorized" and "signature" in refused["detail"]
+
+
+@pytest.mark.parametrize(
+    ("token", "word"),
+    [
+        (signed("user-2", key="another secret, as long as the first one is"), "signature"),
+        (signed("user-2", iss="https://elsewhere.example"), "issuer"),
+        (signed("user-2", aud="another-app"), "audience"),
+        (signed("user-2", exp=int(time.time()) - 60), "expired"),
+        ("not.a.jwt", "well-formed"),
+        (jwt.encode({"iss": ISSUER, "aud": AUDIENCE, "exp": 2**40}, SECRET), "'sub'"),
+    ],
+    ids=["bad signature", "wrong issuer", "wrong audience", "expired", "malformed", "no sub"],
+)
+def test_a_refused_signed_token_is_401_saying_which_check_failed(
+    signed_client: Any, token: str, word: str
+):
+    refused = signed_client.get("/players/me", headers=bearer(token))
+    assert refused.status_code == 401
+    problem = refused.get_json()
+    assert problem["code"] == "unauthorized" and word in problem["detail"], problem["detail"]
+
+
+def test_every_refusal_has_a_detail_of_its_own(signed_client: Any):
+    tokens = [signed("u", key="x" * 40), signed("u", iss="other"), signed("u", aud="other"),
+              signed("u", exp=1), "a.b.c"]  # fmt: skip
+    details = {signed_client.get("/players/me", headers=bearer(t)).get_json()["detail"]
+               for t in tokens}  # fmt: skip
+    assert len(details) == len(tokens)
+
+
+def test_a_signed_player_plays_the_seat_it_holds(signed_client: Any):
+    token = signed("user-3")
+    created = signed_client.post("/games", json={"players": [{"player": "me"}, {"bot": "greedy"}]},
+                                 headers=bearer(token)).get_json()  # fmt: skip
+    view = signed_client.get(f"/games/{created['id']}", headers=bearer(token)).get_json()
+    assert view["you"] == 0 and view["seats"][0]["player"] == created["seats"][0]["player"]
+    played = signed_client.post(f"/games/{created['id']}/moves", json={"card": view["hand"][0]},
+                                headers=bearer(token))  # fmt: skip
+    assert played.status_code == 201
+    stranger = signed_client.get(f"/games/{created['id']}", headers=bearer(signed("user-4")))
+    assert stranger.status_code == 403
+
+
+def test_an_rs256_token_is_checked_against_the_jwks_key_its_kid_names(tmp_path: Any):
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    from app.api.errors import ApiError
+    from app.api.signed_tokens import SignedTokens
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    public = jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key(), as_dict=True)
+    (tmp_path / "jwks.json").write_text(jwt.api_jws.json.dumps({"keys": [public | {"kid": "k1"}]}))
+    tokens = SignedTokens({"PLAYER_JWT_JWKS": str(tmp_path / "jwks.json")})
+    body = {"sub": "user-rs", "exp": int(time.time()) + 60, "name": "Badr"}
+    good = jwt.encode(body, key, algorithm="RS256", headers={"kid": "k1"})
+    assert tokens.identity(good).subject == "user-rs"
+    with pytest.raises(ApiError, match="kid"):
+        tokens.identity(jwt.encode(body, key, algorithm="RS256", headers={"kid": "k2"}))
+    with pytest.raises(ApiError, match="algorithm"):  # never the HMAC of a public key
+        tokens.identity(jwt.encode(body, "x" * 40, algorithm="HS256"))
