@@ -35,9 +35,10 @@ class SeekSchema(StrictSchema):
     )
     rated = StrictBoolean(**_doc("A rated game (default false): paired with rated seeks only"))
     rules = fields.Nested(
-        RulesSchema, **_doc("Options of RULES.md; left out: the defaults. Paired only with "
-                            "seeks whose effective rules are the same")  # fmt: skip
-    )
+        RulesSchema,
+        **_doc("Options of RULES.md; left out: the defaults. Paired only with seeks whose "
+               "effective rules are the same"),
+    )  # fmt: skip
     bot_after = WholeNumber(
         validate=validate.Range(min=0, max=SEEK_SECONDS),
         **_doc("Seconds: still waiting after this long, the seek is matched with bots of the "

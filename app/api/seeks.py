@@ -69,8 +69,14 @@ class SeekCollection(MethodView):
         requestBody={"required": True, "content": {"application/json": {"schema": SeekSchema}}},
         responses={
             201: {"description": "Waiting", "headers": {"Location": LOCATION}, "content": SEEK},
-            **problems("bad_request", "payload_too_large", "unsupported_media_type",
-                       "invalid_request", "unauthorized", "already_seeking"),  # fmt: skip
+            **problems(
+                "bad_request",
+                "payload_too_large",
+                "unsupported_media_type",
+                "invalid_request",
+                "unauthorized",
+                "already_seeking",
+            ),
         },
     )
     def post(self) -> Response:

@@ -18,6 +18,7 @@ import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 
 from app.engine import Rules
 from app.engine.bots import BOT_LEVELS, BOT_NAMES
@@ -100,7 +101,7 @@ def pair_seeks(
         return done
     for seek, table in _due_for_bots(uow, now, bots, draw, done):
         try:
-            seated = retrying(lambda: _seat_with_bots(uow, table, seek, now), attempts=2)
+            seated = retrying(partial(_seat_with_bots, uow, table, seek, now), attempts=2)
         except ServiceError as error:
             log.warning("seating seek %s with bots failed: %s", seek.id, error.detail)
             continue

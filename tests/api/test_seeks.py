@@ -253,14 +253,24 @@ def test_racing_seeks_are_each_matched_exactly_once(app, client):
 
 
 def test_seeking_is_limited_per_player_and_per_address(database_url):
-    limited = create_app({"DATABASE_URL": database_url, "RATE_LIMIT": "100 per minute",
-                          "SEEK_RATE_LIMIT": "2 per minute", "RATE_LIMIT_STORAGE": "memory://"})
+    limited = create_app(
+        {
+            "DATABASE_URL": database_url,
+            "RATE_LIMIT": "100 per minute",
+            "SEEK_RATE_LIMIT": "2 per minute",
+            "RATE_LIMIT_STORAGE": "memory://",
+        }
+    )
     client = limited.test_client()
 
     def post(player: dict[str, Any], address: str) -> Any:
         """A seek of a kind of its own: none of these pair with each other."""
-        return client.post("/seeks", json={"players": 2, "rules": own_rules()},
-                           headers=bearer(player["token"]), environ_base={"REMOTE_ADDR": address})
+        return client.post(
+            "/seeks",
+            json={"players": 2, "rules": own_rules()},
+            headers=bearer(player["token"]),
+            environ_base={"REMOTE_ADDR": address},
+        )
 
     try:
         amira, badr, chadi, dalia = (new_player(client) for _ in range(4))

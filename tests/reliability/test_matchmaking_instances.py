@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -68,9 +67,9 @@ def test_seeks_taken_by_two_instances_are_each_matched_exactly_once(two_instance
         thread.join(timeout=2 * TIMEOUT)
     assert len(seeks) == PLAYERS
     found = {}
-    for number, player in enumerate(players):
-        base, seek_id = seeks[player["id"]]
-        other = two_instances[(number + 1) % 2]  # read where it was not made
+    for player in players:
+        made_on, seek_id = seeks[player["id"]]
+        other = next(base for base in two_instances if base != made_on)  # read elsewhere
         response = requests.get(f"{other}/seeks/{seek_id}?wait=10",
                                 headers=bearer(player["token"]), timeout=TIMEOUT)  # fmt: skip
         assert response.status_code == 200, response.text
