@@ -250,6 +250,9 @@ def test_racing_seeks_are_each_matched_exactly_once(app, client):
     for game_id, held in games.items():
         seats = client.get(f"/games/{game_id}").get_json()["seats"]
         assert {seat["player"] for seat in seats} == held
+    for player in players:  # and no game was made twice: each player sits at one table
+        listed = client.get(f"/players/{player['id']}/games").get_json()["games"]
+        assert [game["id"] for game in listed] == [found[player["id"]]["game_id"]]
 
 
 def test_seeking_is_limited_per_player_and_per_address(database_url):

@@ -83,3 +83,6 @@ def test_seeks_taken_by_two_instances_are_each_matched_exactly_once(two_instance
         seats = requests.get(f"{two_instances[0]}/games/{game_id}", timeout=TIMEOUT).json()["seats"]
         assert {seat["player"] for seat in seats} == held
         assert sorted(found[p]["seat"] for p in held) == list(range(len(held)))
+    for player in players:  # and no game was made twice: each player sits at one table
+        listed = requests.get(f"{two_instances[1]}/players/{player['id']}/games", timeout=TIMEOUT)
+        assert [game["id"] for game in listed.json()["games"]] == [found[player["id"]]["game_id"]]
