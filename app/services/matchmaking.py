@@ -28,10 +28,11 @@ from app.services.creation import new_game
 from app.services.deadlines import restamp
 from app.services.errors import ServiceError
 from app.services.model import Seat
-from app.services.pairing import Seeker, Table, bot_tables, human_tables
+from app.services.pairing import Seeker, Sitter, Table, bot_tables, human_tables
 from app.services.player_store import bot_player_id
 from app.services.ratings import is_provisional
 from app.services.seeks import EXPIRED, MATCHED, WAITING, SeekRecord
+from app.services.tokens import hash_token, new_token
 from app.services.turns import Moves, replies_deadline, start
 from app.services.unit_of_work import AbstractUnitOfWork, retrying
 
@@ -166,13 +167,8 @@ def _seated(
 ) -> Seated:
     """Create the table's game, dealt (its bots' first moves played), and settle its seeks."""
     first = seeks[table.seek_ids[0]]
-    seats = [
-        Seat(number, name=BOT_NAMES[s.bot] if s.bot else seeks[s.seek_id or ""].name,
-             bot=s.bot, player_id=s.player_id)
-        for number, s in enumerate(table.sitters)
-    ]  # fmt: skip
-    game = new_game(Rules.from_dict(first.rules), seats, None)
-    game.rated = first.rated
+    seats = [_seat(number, sitter, seeks) for number, sitter in enumerate(table.sitters)]
+    game = new_game(Rules.from_dict(first.rules), seats, None, rated=first.rated)
     moves: Moves = []
     start(game, moves, replies_by=replies_deadline())
     restamp(game, now)
@@ -189,6 +185,15 @@ def _seated(
                       for n, s in enumerate(table.sitters))  # fmt: skip
     log.info("seated game %s from seeks: %s", game.id, order)
     return Seated(game.id, tuple(matched), table.with_bots)
+
+
+def _seat(number: int, sitter: Sitter, seeks: Mapping[str, SeekRecord]) -> Seat:
+    """A bot level's seat, or a seeker's: taken, with a seat token nobody is ever shown (its
+    player's bearer acts for it, API.md item 18)."""
+    if sitter.bot is not None:
+        return Seat(number, BOT_NAMES[sitter.bot], bot=sitter.bot, player_id=sitter.player_id)
+    name = seeks[sitter.seek_id or ""].name
+    return Seat(number, name, token_hash=hash_token(new_token()), player_id=sitter.player_id)
 
 
 def seeker(seek: SeekRecord, now: datetime) -> Seeker:

@@ -81,6 +81,7 @@ def test_two_players_seeking_alike_are_seated_in_one_game(client):
         assert view.get_json()["you"] == found["seat"]
         assert view.get_json()["seats"][found["seat"]]["player"] == player["id"]
         assert view.get_json()["target_score"] == rules["target_score"]
+        assert not any(seat["open"] for seat in view.get_json()["seats"])  # both are taken
 
 
 def test_seeks_of_another_kind_are_not_paired(client):
