@@ -60,7 +60,12 @@ class Seated:
 class Pass:
     seated: list[Seated] = field(default_factory=list)
     expired: list[str] = field(default_factory=list)
-    waiting: int = 0  # seeks left waiting
+    left: list[SeekRecord] = field(default_factory=list)  # as read, and not seated by humans
+
+    @property
+    def waiting(self) -> int:
+        """The seeks this pass left waiting."""
+        return len(self.left) - sum(1 for game in self.seated if game.with_bots)
 
     @property
     def settled(self) -> list[str]:
@@ -100,7 +105,7 @@ def pair_seeks(
     except ServiceError as error:
         log.warning("pairing pass stopped: %s", error.detail)
         return done
-    for seek, table in _due_for_bots(uow, now, bots, draw, done):
+    for seek, table in _due_for_bots(now, bots, draw, done):
         try:
             seated = retrying(partial(_seat_with_bots, uow, table, seek, now), attempts=2)
         except ServiceError as error:
@@ -108,13 +113,12 @@ def pair_seeks(
             continue
         if seated is not None:
             done.seated.append(seated)
-    done.waiting -= sum(1 for game in done.seated if game.with_bots)
     _count(done, now)
     return done
 
 
 def _seat_humans(uow: AbstractUnitOfWork, now: datetime, rng: random.Random, done: Pass) -> None:
-    done.seated, done.expired = [], []
+    done.seated, done.expired, done.left = [], [], []
     with uow:
         uow.seeks.lock_pairing()
         waiting = uow.seeks.waiting(PASS_LIMIT)
@@ -126,22 +130,17 @@ def _seat_humans(uow: AbstractUnitOfWork, now: datetime, rng: random.Random, don
         for table in human_tables([seeker(seek, now) for seek in live.values()], rng):
             done.seated.append(_seated(uow, table, live, now))
         uow.commit()
-    done.waiting = len(live) - sum(len(game.seeks) for game in done.seated)
+    seated = {seek.id for game in done.seated for seek in game.seeks}
+    done.left = [seek for seek in live.values() if seek.id not in seated]
 
 
 def _due_for_bots(
-    uow: AbstractUnitOfWork,
-    now: datetime,
-    bots: Callable[[], BotPlayers],
-    rng: random.Random,
-    done: Pass,
+    now: datetime, bots: Callable[[], BotPlayers], rng: random.Random, done: Pass
 ) -> list[tuple[SeekRecord, Table]]:
-    """The seeks still waiting whose ``bot_after`` has passed, each with its table."""
-    taken = set(done.settled)
-    with uow:
-        waiting = [s for s in uow.seeks.waiting(PASS_LIMIT) if s.id not in taken
-                   and s.expires_at > now and s.bot_after is not None
-                   and s.waited(now) >= s.bot_after]  # fmt: skip
+    """The seeks the pass left waiting whose ``bot_after`` has passed, each with its table
+    (each is read again before it is seated: it may have been cancelled meanwhile)."""
+    waiting = [seek for seek in done.left
+               if seek.bot_after is not None and seek.waited(now) >= seek.bot_after]  # fmt: skip
     if not waiting:
         return []
     by_id = {seek.id: seek for seek in waiting}

@@ -23,6 +23,7 @@ every other seat goes to the bot level whose rating is closest to its player's.
 
 from __future__ import annotations
 
+import heapq
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -86,23 +87,51 @@ def human_tables(waiting: Iterable[Seeker], rng: random.Random) -> list[Table]:
 
 
 def _runs(seekers: list[Seeker]) -> list[list[Seeker]]:
-    """Runs of neighbours in rating order (``seekers`` is sorted), the closest first."""
-    size = seekers[0].players
-    left, runs = seekers, []
-    while len(left) >= size:
-        best: tuple[float, float, int] | None = None
-        for start in range(len(left) - size + 1):
-            run = left[start : start + size]
-            spread = run[-1].rating - run[0].rating
-            longest = max(s.waited for s in run)
-            if spread <= allowed_gap(longest):
-                candidate = (spread, -longest, start)
-                best = candidate if best is None or candidate < best else best
-        if best is None:
-            break
-        start = best[2]
-        runs.append(left[start : start + size])
-        left = left[:start] + left[start + size :]
+    """Runs of neighbours in rating order (``seekers`` is sorted), the closest first: every
+    run close enough waits in a heap, and a run taken out changes only the few runs that
+    reached into it (a pass of a thousand seeks takes milliseconds)."""
+    size, count = seekers[0].players, len(seekers)
+    after, before = list(range(1, count + 1)), list(range(-1, count - 1))  # a linked list
+    taken = [False] * count
+    heap: list[tuple[float, float, int, tuple[int, ...]]] = []
+
+    def run_from(first: int) -> tuple[int, ...]:
+        members: list[int] = []
+        at = first
+        while at < count and len(members) < size:
+            members.append(at)
+            at = after[at]
+        return tuple(members)
+
+    def consider(first: int) -> None:
+        members = run_from(first)
+        if len(members) < size:
+            return
+        spread = seekers[members[-1]].rating - seekers[members[0]].rating
+        longest = max(seekers[at].waited for at in members)
+        if spread <= allowed_gap(longest):
+            heapq.heappush(heap, (spread, -longest, first, members))
+
+    for first in range(count):
+        consider(first)
+    runs = []
+    while heap:
+        *_, first, members = heapq.heappop(heap)
+        if taken[first] or run_from(first) != members:
+            continue  # a run that changed since: its new self was considered when it did
+        runs.append([seekers[at] for at in members])
+        for at in members:
+            taken[at] = True
+        left, right = before[members[0]], after[members[-1]]
+        if left >= 0:
+            after[left] = right
+        if right < count:
+            before[right] = left
+        for _ in range(size - 1):  # the runs that reached into the ones taken
+            if left < 0:
+                break
+            consider(left)
+            left = before[left]
     return runs
 
 
