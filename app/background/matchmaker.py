@@ -1,5 +1,6 @@
 """The pairing passes of one server process: one right after each new seek (in the request
-that made it, so a compatible seek already waiting is paired before the answer), and one
+that made it, so a compatible seek already waiting is paired before the answer; seeks made
+at once share the pass that reads them all), and one
 every ``interval`` seconds on a ``Sweeper`` thread, for what only time brings: a wider rating
 gap, a seek's ``bot_after``, its expiry. Any number of processes and instances may pass at
 once (app/services/matchmaking.py says why each seek is still matched once).
@@ -11,6 +12,8 @@ of it through the database (app/live/seek_waits.py).
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Callable
 from datetime import datetime
 
@@ -34,21 +37,31 @@ class Matchmaker:
         self.waits = waits
         self.clock = clock
         self.sweeper = Sweeper(self.pass_once, interval, name="pairing")
+        self.passing = threading.RLock()  # held by the pass under way in this process
+        self.began = 0.0  # when the latest pass of this process began (time.monotonic)
 
     def pass_once(self, now: datetime | None = None) -> int:
         """One pass as if it were ``now`` (the app's clock if not given); how many seeks it
-        settled."""
-        done = pair_seeks(self.uow(), now or self.clock(), lambda: bot_players(self.uow()))
+        settled. The passes of this process run one at a time."""
+        with self.passing:
+            self.began = time.monotonic()
+            done = pair_seeks(self.uow(), now or self.clock(), lambda: bot_players(self.uow()))
         self.waits.settled(done.settled)
         return len(done.settled)
 
     def pair_now(self) -> None:
-        """A pass for a request that has just committed a seek: a failure is the next pass's
-        to mend, never the request's (its seek is made)."""
-        try:
-            self.pass_once()
-        except Exception:
-            log.exception("the pairing pass after a new seek failed; the next one will try")
+        """A pass for a request that has just committed a seek, unless a pass of this process
+        began since: that one read the seek (a burst of seeks in one process makes a few
+        passes, not one each). A failure is the next pass's to mend, never the request's
+        (its seek is made)."""
+        asked = time.monotonic()
+        with self.passing:
+            if self.began > asked:
+                return
+            try:
+                self.pass_once()
+            except Exception:
+                log.exception("the pairing pass after a new seek failed; the next one will try")
 
     def start(self) -> None:
         self.sweeper.start()
