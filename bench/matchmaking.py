@@ -23,14 +23,12 @@ import argparse
 import contextlib
 import http.client
 import os
-import secrets
-import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 
-from scaling import BIN, balancer, call, instances, load, psql  # bench/scaling.py
+from scaling import balancer, call, fresh_database, instances, load  # bench/scaling.py
 
 GOALS = {"p99_seconds": 2.0, "moves_kept": 0.9}
 
@@ -154,17 +152,13 @@ def main() -> int:
     # Every player here comes from one address: past the balancer's cap on one address's
     # connections (deploy/haproxy.cfg, 100 by default) it would refuse them.
     os.environ["LB_CONNECTIONS_PER_ADDRESS"] = str(args.players + args.clients + 50)
-    database = f"basra_bench_{secrets.token_hex(4)}"
-    psql(f'CREATE DATABASE "{database}"')
-    url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{database}"
-    try:
-        env = {**os.environ, "DATABASE_URL": url}
-        subprocess.run([BIN / "basra", "migrate"], env=env, check=True, capture_output=True)
-        with instances(2, args.workers, url) as ports, contextlib.ExitStack() as stack:
-            port = stack.enter_context(balancer(ports))
-            return measure(port, args)
-    finally:
-        psql(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+    with (
+        fresh_database() as url,
+        instances(2, args.workers, url) as ports,
+        contextlib.ExitStack() as stack,
+    ):
+        port = stack.enter_context(balancer(ports))
+        return measure(port, args)
 
 
 def measure(port: int, args: argparse.Namespace) -> int:
