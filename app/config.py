@@ -138,7 +138,7 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         # Games a process keeps the image of, so that a player's next move need not load its
         # game (app/services/game_images.py); 0: every move loads its game.
         "GAME_IMAGES": int(os.environ.get("GAME_IMAGES") or DEFAULT_GAME_IMAGES),
-        # Players signed in by an integrator (app/api/signed_tokens.py): the HMAC secret, a
+        # Players signed in by an integrator (app/api/bearers.py): the HMAC secret, a
         # public key (PEM text or file) or a JWKS file, and the checks of the token's claims.
         **{
             f"PLAYER_JWT_{name}": os.environ.get(f"PLAYER_JWT_{name}") or None

@@ -8,10 +8,10 @@ from flask import Flask
 
 # (importing stream adds GET /games/{id}/stream to games.blp)
 from app.api import contract, examples, games, meta, players, rules, schemas, seeks, stream
+from app.api.bearers import SignedTokens
 from app.api.errors import ProblemApi, register_error_handlers
 from app.api.headers import install_security_headers
 from app.api.limits import install_limits
-from app.api.signed_tokens import SignedTokens
 
 API_SETTINGS: dict[str, Any] = {
     "API_TITLE": "Egyptian Basra",

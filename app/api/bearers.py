@@ -1,16 +1,121 @@
 """Who a request's bearer is, as the use cases take it: the token as sent (a seat's or a
-player's own), or the player a verified signed token names (signed_tokens.py)."""
+player's own), or the player a signed token of an integrator names.
+
+An integrator that signs its users in configures a key (the ``PLAYER_JWT_*`` settings, README):
+a JWT bearer checked against it acts as the player its ``sub`` names, made on first sight. This
+is an adapter: the use cases are given the verified player (``SignedPlayer``), never the token.
+A refused token is a 401 ``unauthorized`` whose detail says which check failed, so an
+integrator can tell a wrong key from a clock that runs ahead."""
 
 from __future__ import annotations
 
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jwt
 from flask import current_app
 
+from app.api.errors import ApiError
 from app.api.requests import bearer_token
-from app.api.signed_tokens import SignedTokens, looks_signed
 from app.services import players
 from app.services.access import Bearer
 from app.services.player_store import PlayerRecord
 from app.services.unit_of_work import AbstractUnitOfWork
+
+HMAC_ALGORITHMS = frozenset({"HS256", "HS384", "HS512"})
+_FAILURES: tuple[tuple[type[Exception], str], ...] = (
+    (jwt.InvalidSignatureError, "the token's signature does not verify"),
+    (jwt.ExpiredSignatureError, "the token has expired"),
+    (jwt.InvalidIssuerError, "the token was issued by another issuer than PLAYER_JWT_ISSUER"),
+    (jwt.InvalidAudienceError, "the token is meant for another audience than PLAYER_JWT_AUDIENCE"),
+    (jwt.ImmatureSignatureError, "the token is not valid yet"),
+    (jwt.InvalidAlgorithmError, "the token's algorithm is not one PLAYER_JWT_ALGORITHMS allows"),
+)
+MALFORMED = "the token is not a well-formed signed token (JWT)"
+
+
+@dataclass(frozen=True, slots=True)
+class SignedIdentity:
+    subject: str
+    name: str
+
+
+class SignedTokens:
+    """The keys and checks of the ``PLAYER_JWT_*`` settings."""
+
+    def __init__(self, settings: Mapping[str, Any]) -> None:
+        self.secret: str | None = settings.get("PLAYER_JWT_SECRET") or None
+        self.public_key = _pem(settings.get("PLAYER_JWT_PUBLIC_KEY"))
+        jwks = settings.get("PLAYER_JWT_JWKS")
+        self.jwks = jwt.PyJWKSet.from_json(Path(jwks).read_text()) if jwks else None
+        self.issuer: str | None = settings.get("PLAYER_JWT_ISSUER") or None
+        self.audience: str | None = settings.get("PLAYER_JWT_AUDIENCE") or None
+        named = str(settings.get("PLAYER_JWT_ALGORITHMS") or "")
+        default = "HS256" if self.secret else "RS256,ES256,EdDSA"
+        self.algorithms = [a.strip() for a in (named or default).split(",") if a.strip()]
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.secret or self.public_key or self.jwks)
+
+    def identity(self, token: str) -> SignedIdentity:
+        """The verified token's player (401 ``unauthorized`` with what failed, if not)."""
+        required = ["exp", "sub"] + ["iss"] * bool(self.issuer) + ["aud"] * bool(self.audience)
+        try:
+            claims = jwt.decode(
+                token, self._key(token), algorithms=self.algorithms, issuer=self.issuer,
+                audience=self.audience,
+                options={"require": required, "verify_aud": self.audience is not None},
+            )  # fmt: skip
+        except jwt.MissingRequiredClaimError as error:
+            raise ApiError("unauthorized", f"the token has no {error.claim!r} claim") from error
+        except jwt.InvalidTokenError as error:
+            detail = next((text for kind, text in _FAILURES if isinstance(error, kind)), MALFORMED)
+            raise ApiError("unauthorized", detail) from error
+        subject = claims["sub"]
+        if not isinstance(subject, str) or not 0 < len(subject) <= 255 or "\x00" in subject:
+            raise ApiError("unauthorized", "the token's sub is not a text of 1 to 255 characters")
+        name = claims.get("name") or claims.get("preferred_username")
+        return SignedIdentity(subject, _name(name))
+
+    def _key(self, token: str) -> Any:
+        """The key for the token's algorithm: the secret for HMAC, else the public key or the
+        JWKS key its ``kid`` names (never the secret for a public-key algorithm, nor back)."""
+        try:
+            header = jwt.get_unverified_header(token)
+        except jwt.InvalidTokenError as error:
+            raise ApiError("unauthorized", MALFORMED) from error
+        if header.get("alg") in HMAC_ALGORITHMS:
+            return self.secret or ""  # no secret: the signature cannot verify
+        if self.jwks is not None:
+            kid = header.get("kid")
+            keys = [key for key in self.jwks.keys if kid is None or key.key_id == kid]
+            if not keys:
+                raise ApiError("unauthorized", "no key of PLAYER_JWT_JWKS has the token's kid")
+            return keys[0]
+        return self.public_key or ""
+
+
+def looks_signed(token: str) -> bool:
+    """A JWT has three parts; a seat's or a player's own token has no dot."""
+    return token.count(".") == 2
+
+
+def _pem(value: str | None) -> str | None:
+    """PEM text as it is, or the PEM file a path names."""
+    if not value:
+        return None
+    return value if value.lstrip().startswith("-----BEGIN") else Path(value).read_text()
+
+
+def _name(claimed: Any) -> str:
+    """A seat name from the token's claims: no control or format character, 40 at most."""
+    text = unicodedata.normalize("NFC", claimed if isinstance(claimed, str) else "")
+    text = "".join(c for c in text if unicodedata.category(c) not in ("Cc", "Cf")).strip()
+    return text[:40] or "player"
 
 
 def _uow() -> AbstractUnitOfWork:

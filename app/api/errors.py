@@ -20,7 +20,7 @@ PROBLEM_JSON = "application/problem+json"
 # code -> (HTTP status, title)
 PROBLEMS: dict[str, tuple[int, str]] = {
     "bad_request": (400, "Malformed request"),
-    "unauthorized": (401, "A valid seat token is required"),
+    "unauthorized": (401, "A valid seat or player token is required"),
     "forbidden": (403, "This token belongs to another game"),
     "player_required": (403, "Only a player's bearer may take a seat of a rated game"),
     "not_found": (404, "Not found"),

@@ -32,8 +32,17 @@ def record_players(book: Any) -> None:
     book.exchange("GET /players/{player_id}/games", f"/players/{badr['id']}/games?limit=5",
                   status=200)  # fmt: skip
     book.exchange("GET /leaderboard", "/leaderboard?limit=10", status=200)
+    _refusals(book, amira["token"])
+
+
+def _refusals(book: Any, token: str) -> None:
+    """A player in two seats of one game; a rated game's seat joined with no player's bearer."""
     twice = {"players": [{"player": "me"}, {"player": "me"}]}
-    book.problem("already_seated", "POST", "/games", twice, token=amira["token"])
+    book.problem("already_seated", "POST", "/games", twice, token=token)
+    rated = {"players": [{"player": "me"}, {"open": True}], "rated": True}
+    created = book.send("POST", "/games", rated, token=token).get_json()
+    joining = {"name": "Badr", "invite": created["invite"]}
+    book.problem("player_required", "POST", f"/games/{created['id']}/join", joining)
 
 
 def _play_out(book: Any, game_id: str, tokens: list[str]) -> None:

@@ -8,7 +8,6 @@ from marshmallow import Schema, fields, validate, validates_schema
 
 from app.api.contract import Ref
 from app.api.schemas import NAME, Name, QuerySchema, StrictSchema, check_not_reserved
-from app.services.model import STATUSES
 from app.services.ratings import PROVISIONAL_GAMES
 
 
@@ -69,15 +68,6 @@ class PlayerProfileSchema(Schema):
               metadata={"description": "The bot level this player is, or null"})  # fmt: skip
     rating = fields.Nested(RatingSchema, required=True, **_doc("The rating now"))
     stats = fields.Nested(StatsSchema, required=True, **_doc("Its finished matches"))
-
-
-class PlayerGamesQuerySchema(QuerySchema):
-    status = Ref("GameStatus", validate=validate.OneOf(STATUSES),
-                 metadata={"description": "Only games with this status"})  # fmt: skip
-    limit = fields.Integer(load_default=20, validate=validate.Range(min=1, max=100),
-                           **_doc("At most this many games in the page"))  # fmt: skip
-    cursor = fields.String(validate=validate.Length(max=200),
-                           **_doc("The `next_cursor` of the previous page"))  # fmt: skip
 
 
 class PlayerGameSchema(Schema):

@@ -12,6 +12,7 @@ from app.api import player_schemas as schemas
 from app.api.bearers import calling_player
 from app.api.contract import problems
 from app.api.requests import json_body, query
+from app.api.schemas import GamesQuerySchema
 from app.services import players
 from app.services.unit_of_work import AbstractUnitOfWork
 
@@ -109,14 +110,14 @@ class PlayerGamesResource(MethodView):
             "its result and, for a rated one that ended, the rating before and after it. "
             "Follow `next_cursor` for older games; `status` keeps one kind."
         ),
-        parameters=[{"in": "query", "schema": schemas.PlayerGamesQuerySchema}],
+        parameters=[{"in": "query", "schema": GamesQuerySchema}],
         responses={
             200: _answer(schemas.PlayerGamesPageSchema, "A page of the player's games"),
             **problems("not_found", "invalid_request"),
         },
     )
     def get(self, player_id: str) -> Response:
-        args = query(schemas.PlayerGamesQuerySchema)
+        args = query(GamesQuerySchema)
         page = players.player_games(
             _uow(), player_id, args.get("status"), args["limit"], args.get("cursor")
         )

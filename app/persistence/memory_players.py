@@ -35,7 +35,7 @@ class MemoryPlayerRepository(PlayerRepository):
         self.pending.players[player.id] = copy.copy(player)
         self.pending.keys.update(dict.fromkeys(keys, player.id))
 
-    def get(self, player_id: str) -> PlayerRecord | None:
+    def get(self, player_id: str, for_update: bool = False) -> PlayerRecord | None:
         found = self.pending.players.get(player_id) or self.store.players.get(player_id)
         return copy.copy(found) if found is not None else None
 

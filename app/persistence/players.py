@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import Table, insert, select, update
 
 from app.persistence.models import PlayerRow
-from app.persistence.repository import GAMES, SEATS, SqlGameRepository
+from app.persistence.repository import GAMES, SEATS, SqlGameRepository, older_than
 from app.persistence.statements import now, storable, utc
 from app.services.errors import ConcurrentUpdate
 from app.services.player_store import Outcome, PlayedGame, PlayerRecord, PlayerRepository
@@ -34,10 +34,12 @@ class SqlPlayerRepository(PlayerRepository):
             [row | {"token_hash": token_hash, "subject": subject, "created_at": now()}],
         )  # a taken id, token or subject is an IntegrityError: the unit of work's ConcurrentUpdate
 
-    def get(self, player_id: str) -> PlayerRecord | None:
+    def get(self, player_id: str, for_update: bool = False) -> PlayerRecord | None:
         if not storable(player_id):
             return None
         query = select(*_RECORD_COLUMNS).where(PLAYERS.c.id == player_id)
+        if for_update:
+            query = query.with_for_update()
         row = self.game_store.connection.execute(query).mappings().first()
         return None if row is None else PlayerRecord(**row)
 
@@ -77,11 +79,7 @@ class SqlPlayerRepository(PlayerRepository):
         if status:
             query = query.where(GAMES.c.status == status)
         if before is not None:
-            created, game_id = before
-            query = query.where(
-                (SEATS.c.created_at < created)
-                | ((SEATS.c.created_at == created) & (SEATS.c.game_id < game_id))
-            )
+            query = query.where(older_than(before, SEATS.c.created_at, SEATS.c.game_id))
         query = query.order_by(SEATS.c.created_at.desc(), SEATS.c.game_id.desc()).limit(limit)
         rows = self.game_store.connection.execute(query).mappings()
         return [PlayedGame(**(dict(row) | {"created_at": utc(row["created_at"])})) for row in rows]

@@ -162,11 +162,7 @@ class SqlGameRepository(GameRepository):
         if status:
             query = query.where(GAMES.c.status == status)
         if before is not None:
-            created, game_id = before
-            query = query.where(
-                (GAMES.c.created_at < created)
-                | ((GAMES.c.created_at == created) & (GAMES.c.id < game_id))
-            )
+            query = query.where(older_than(before, GAMES.c.created_at, GAMES.c.id))
         query = query.order_by(GAMES.c.created_at.desc(), GAMES.c.id.desc()).limit(limit)
         games = self.connection.execute(query).mappings().all()
         seats = self._seats_of([game["id"] for game in games])
@@ -229,6 +225,12 @@ class SqlGameRepository(GameRepository):
         )
         row = self.connection.execute(query).first()
         return StoredResult(row.request_hash, row.body) if row is not None else None
+
+
+def older_than(before: tuple[datetime, str], created: Any, game_id: Any) -> Any:
+    """A page's cursor: rows created before ``before`` (time, game id), the id breaking ties."""
+    at, after_id = before
+    return (created < at) | ((created == at) & (game_id < after_id))
 
 
 def _summary(game: Any, seats: list[Seat]) -> GameSummary:

@@ -13,7 +13,7 @@ from app.services.unit_of_work import AbstractUnitOfWork
 
 @dataclass(frozen=True, slots=True)
 class SignedPlayer:
-    """A player named by a signed token the API has verified (app/api/signed_tokens.py)."""
+    """A player named by a signed token the API has verified (app/api/bearers.py)."""
 
     player_id: str
 

@@ -70,8 +70,9 @@ def check_rated(rated: bool, players: Sequence[Player], deck: object | None) -> 
     if deck is not None:
         message = "a rated game is dealt by the fair shuffle: it takes no deck"
         raise InvalidRequest(message, errors={"deck": [message]})
-    if any(not (p.bot or p.open or p.player_id) for p in players):
-        message = 'every human seat of a rated game is a player\'s: {"player": "me"} or open'
+    if any(not (p.bot or p.open or p.player_id) for p in players) or all(p.bot for p in players):
+        # Bots alone would move their own ratings with nobody at the table.
+        message = 'a rated game has human seats, each a player\'s: {"player": "me"} or open'
         raise InvalidRequest(message, errors={"players": [message]})
 
 

@@ -69,7 +69,9 @@ class PlayerRepository(abc.ABC):
         """A new player (a taken id, token or subject: ``ConcurrentUpdate``)."""
 
     @abc.abstractmethod
-    def get(self, player_id: str) -> PlayerRecord | None: ...
+    def get(self, player_id: str, for_update: bool = False) -> PlayerRecord | None:
+        """The player; ``for_update`` holds other writers of it off until commit (PostgreSQL:
+        a game's end waits for another's that rates the same player, and need not retry)."""
 
     @abc.abstractmethod
     def id_of_token(self, token_hash: str) -> str | None:

@@ -27,9 +27,13 @@ def is_provisional(player: PlayerRecord) -> bool:
     return player.rated_games < PROVISIONAL_GAMES
 
 
+def rating_point(mu: float, sigma: float) -> dict[str, float]:
+    """A rating as every answer shows it (docs/ratings.md)."""
+    return {"value": round(mu, 3), "deviation": round(sigma, 3)}
+
+
 def rating_of(player: PlayerRecord) -> dict[str, Any]:
-    return {"value": round(player.mu, 3), "deviation": round(player.sigma, 3),
-            "provisional": is_provisional(player)}  # fmt: skip
+    return {**rating_point(player.mu, player.sigma), "provisional": is_provisional(player)}
 
 
 def result_of(winner: int | None, side: int) -> str:
@@ -48,6 +52,7 @@ def settle_end(uow: AbstractUnitOfWork, game: GameRecord) -> None:
             sides.setdefault(seat.player_id, set()).add(seat.seat % 2)
     # A bot level on both sides (greedy against greedy) neither wins nor loses.
     one_side = {player: side.pop() for player, side in sides.items() if len(side) == 1}
+    # Locked in one order (by id) by every game's end, so that two cannot wait for each other.
     players = {pid: player for pid in sorted(one_side) if (player := _player(uow, pid))}
     ratings = _rated(players, one_side, game.winner) if game.rated else {}
     for pid, player in players.items():
@@ -60,8 +65,9 @@ def settle_end(uow: AbstractUnitOfWork, game: GameRecord) -> None:
 
 
 def _player(uow: AbstractUnitOfWork, player_id: str) -> PlayerRecord | None:
-    """The player; a bot level's is made on its first game's end."""
-    player = uow.players.get(player_id)
+    """The player, held until commit (its update checks it was not rated meanwhile all the
+    same); a bot level's is made on its first game's end."""
+    player = uow.players.get(player_id, for_update=True)
     level = bot_level_of(player_id)
     if player is None and level in BOT_NAMES:
         player = PlayerRecord(player_id, BOT_NAMES[level], bot=level)
@@ -85,10 +91,5 @@ def _rated(
 def _change(
     seat: int, player_id: str, before: PlayerRecord, after: tuple[float, float]
 ) -> dict[str, Any]:
-    mu, sigma = after
-    return {
-        "seat": seat,
-        "player": player_id,
-        "before": {"value": round(before.mu, 3), "deviation": round(before.sigma, 3)},
-        "after": {"value": round(mu, 3), "deviation": round(sigma, 3)},
-    }
+    return {"seat": seat, "player": player_id, "before": rating_point(before.mu, before.sigma),
+            "after": rating_point(*after)}  # fmt: skip

@@ -7,6 +7,7 @@ from typing import Any
 
 from .helpers import bearer, create
 from .players_support import new_player, play_out, players_game
+from .sse import records
 
 
 def test_a_new_player_is_shown_its_token_once_and_starts_at_the_default_rating(client: Any):
@@ -51,6 +52,9 @@ def test_two_players_play_a_whole_game_with_their_own_bearers(client: Any):
     entry = next(g for g in listed if g["id"] == game["id"])
     assert [s["player"] for s in entry["seats"]] == [amira["id"], badr["id"]]
     assert client.get(f"/games/{game['id']}/verify").get_json()["ok"]
+    stream = client.get(f"/games/{game['id']}/stream").get_data(as_text=True)
+    joined = [r.data for r in records(stream) if r.event == "joined"]
+    assert joined == [{"seat": 1, "name": "Badr", "player": badr["id"]}]
     stats = [client.get(f"/players/{p['id']}").get_json()["stats"] for p in (amira, badr)]
     assert all(s["played"] == 1 for s in stats)
     assert sorted(s["won"] for s in stats) == [0, 1] or all(s["drawn"] == 1 for s in stats)
@@ -99,3 +103,15 @@ def test_me_needs_a_players_bearer_and_a_join_without_one_needs_a_name(client: A
     created = create(client, [{"name": "Amira"}, {"open": True}])
     nameless = client.post(f"/games/{created['id']}/join", json={"invite": created["invite"]})
     assert nameless.status_code == 422 and "name" in nameless.get_json()["errors"]
+
+
+def test_a_seats_player_changed_in_the_database_fails_the_audit(app: Any, client: Any):
+    from sqlalchemy import text
+
+    amira, badr = new_player(client, "Amira"), new_player(client, "Badr")
+    game = players_game(client, amira, badr)
+    with app.extensions["basra_db"].engine.begin() as connection:
+        swap = text("UPDATE seats SET player_id = :other WHERE game_id = :game AND seat = 1")
+        connection.execute(swap, {"other": amira["id"], "game": game["id"]})
+    checks = client.get(f"/games/{game['id']}/verify").get_json()["checks"]
+    assert not checks["players"]["ok"] and checks["hash_chain"]["ok"]

@@ -35,11 +35,14 @@ def rating(client: Any, player: dict[str, Any]) -> dict[str, Any]:
     return found
 
 
-def test_a_rated_game_needs_players_at_every_human_seat_and_no_deck(client: Any):
+def test_a_rated_game_needs_players_at_its_human_seats_and_no_deck(client: Any):
     amira = new_player(client, "Amira")
     named = client.post("/games", json={"players": [{"name": "Amira"}, {"bot": "random"}],
                                         "rated": True})  # fmt: skip
     assert named.status_code == 422 and "players" in named.get_json()["errors"]
+    bots = client.post("/games", json={"players": [{"bot": "greedy"}, {"bot": "random"}],
+                                       "rated": True})  # fmt: skip
+    assert bots.status_code == 422 and "players" in bots.get_json()["errors"]
     deck = stacked_deck([["5D", "9S", "KD", "4C"], ["4S", "QH", "JC", "10C"]], ["5C", "2H"])
     decked = client.post("/games", json={"players": [{"player": "me"}, {"bot": "random"}],
                                          "rated": True, "deck": deck},
@@ -197,3 +200,36 @@ def test_the_leaderboard_leaves_provisional_players_out(client: Any):
     values = [entry["rating"]["value"] for entry in board]
     assert values == sorted(values, reverse=True)
     assert [entry["rank"] for entry in board] == list(range(1, len(board) + 1))
+
+
+def test_partners_are_rated_as_a_team(client: Any):
+    amira, badr = new_player(client, "Amira"), new_player(client, "Badr")
+    body = {"players": [{"player": "me"}, {"bot": "greedy"}, {"open": True}, {"bot": "random"}],
+            "rated": True}  # fmt: skip
+    game = client.post("/games", json=body, headers=bearer(amira["token"])).get_json()
+    joined = client.post(f"/games/{game['id']}/join", json={"invite": game["invite"]},
+                         headers=bearer(badr["token"]))  # fmt: skip
+    assert joined.get_json()["seat"] == 2
+    state = resign(client, game["id"], badr)  # side 0, Amira's and Badr's, loses
+    changes = {change["seat"]: change for change in state["ratings"]}
+    assert [changes[seat]["player"] for seat in range(4)] == [
+        amira["id"],
+        "bot-greedy",
+        badr["id"],
+        "bot-random",
+    ]
+    assert changes[0]["after"]["value"] == changes[2]["after"]["value"] < 25.0
+    for seat in (1, 3):
+        assert changes[seat]["after"]["value"] > changes[seat]["before"]["value"]
+
+
+def test_a_rated_game_forfeited_by_an_idle_seat_changes_the_ratings(app: Any, client: Any):
+    from .clock_support import later, sweep
+
+    amira, badr = new_player(client, "Amira"), new_player(client, "Badr")
+    game = players_game(client, amira, badr, rated=True, rules={"idle_seconds": 60})
+    sweep(app, later(95))  # seat 0, to move, let its idle limit pass
+    final = client.get(f"/games/{game['id']}").get_json()
+    assert final["status"] == "finished" and final["winner"] == 1 and final["resigned"] == 0
+    assert rating(client, badr)["rating"]["value"] > 25.0 > rating(client, amira)["rating"]["value"]
+    assert rating(client, amira)["stats"] == {"played": 1, "won": 0, "lost": 1, "drawn": 0}

@@ -106,8 +106,8 @@ def test_a_signed_player_plays_the_seat_it_holds(signed_client: Any):
 def test_an_rs256_token_is_checked_against_the_jwks_key_its_kid_names(tmp_path: Any):
     from cryptography.hazmat.primitives.asymmetric import rsa
 
+    from app.api.bearers import SignedTokens
     from app.api.errors import ApiError
-    from app.api.signed_tokens import SignedTokens
 
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     public = jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key(), as_dict=True)

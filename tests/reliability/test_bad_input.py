@@ -5,7 +5,8 @@ game id is swapped, case by case, for a waiting, an active, a four-seat or a fin
 the request carries that game's token, another game's, a made-up one, or none.
 
 What a schema cannot say is allowed explicitly (SEMANTIC_REFUSALS): whether a card is in your
-hand, whether a version is current, an opaque cursor, a deck that is 52 codes but not 52 cards.
+hand, whether a version is current, an opaque cursor, a deck that is 52 codes but not 52 cards,
+a rated game whose seats are not players', a join that sends neither a name nor a player's bearer.
 """
 
 from __future__ import annotations
@@ -173,6 +174,12 @@ def _semantic(response: Any) -> str | None:
             # a Cf code point above U+FFFF in a name: refused, but the documented pattern can
             # only list the BMP ones (schemathesis refuses astral characters in a class)
             return "invalid_request:astral_format_character"
+        if key == "players" and "rated game" in str(body.get("detail")):
+            # `rated` with a seat held by no player, or bots alone: a rule across two fields
+            return "invalid_request:rated_players"
+        if key == "name" and "player's bearer" in str(body.get("detail")):
+            # a join with no name is a player's, and needs its bearer: a header, not the body
+            return "invalid_request:nameless_join"
         if key == "rules" and set(errors["rules"]) == NO_SCORING:
             # every kind of point at 0: a rule across three fields no schema here can state
             return "invalid_request:rules"
