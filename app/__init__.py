@@ -46,6 +46,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     _register_web(app)
     _register_bot_runner(app)
     _install_sweeper(app)
+    _install_matchmaker(app, database)
     return app
 
 
@@ -114,6 +115,41 @@ def _install_sweeper(app: Flask) -> None:
     if app.config["SWEEPER"]:
         sweeper.start()
         atexit.register(sweeper.stop)
+
+
+def _install_matchmaker(app: Flask, database: Database) -> None:
+    """Pairing passes after each new seek, and every ``MATCH_INTERVAL_SECONDS`` where
+    ``SWEEPER`` is on; long polls of seeks hear of changes by NOTIFY on PostgreSQL, by
+    polling on SQLite (app/live/seek_waits.py)."""
+    import atexit
+    from collections.abc import Sequence
+
+    from app.background.matchmaker import Matchmaker
+    from app.live.hub import Listen, NewsSink, NoticeSource
+    from app.live.seek_waits import SeekWaits
+    from app.persistence.notifications import Listener
+    from app.persistence.seeks import SEEK_CHANNEL
+
+    new_uow = app.extensions["basra_uow"]
+
+    def statuses(seek_ids: Sequence[str]) -> dict[str, str]:
+        with new_uow() as uow:
+            found: dict[str, str] = uow.seeks.statuses(seek_ids)
+            return found
+
+    def listen(sink: NewsSink, wake_every: float) -> NoticeSource:
+        return Listener(database.url, sink, wake_every, channel=SEEK_CHANNEL)
+
+    pushed: Listen | None = listen if database.engine.dialect.name == "postgresql" else None
+    waits = SeekWaits(statuses, pushed, app.config["STREAM_POLL_SECONDS"])
+    matchmaker = Matchmaker(
+        new_uow, waits, lambda: app.config["CLOCK"](),
+        interval=app.config["MATCH_INTERVAL_SECONDS"],
+    )  # fmt: skip
+    app.extensions["basra_matchmaker"] = matchmaker
+    if app.config["SWEEPER"]:
+        matchmaker.start()
+        atexit.register(matchmaker.stop)
 
 
 def _register_web(app: Flask) -> None:

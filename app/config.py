@@ -34,6 +34,7 @@ DEFAULT_NETWORK_RATE_LIMIT = "9600 per minute"  # per IPv6 /48: 16 addresses' wo
 DEFAULT_TOKEN_RATE_LIMIT = "300 per minute"  # per seat token
 DEFAULT_CREATE_RATE_LIMIT = "20 per minute"  # POST /games per address
 DEFAULT_JOIN_RATE_LIMIT = "30 per minute"  # POST /games/{id}/join per address
+DEFAULT_SEEK_RATE_LIMIT = "20 per minute"  # POST /seeks per address, and per player
 # Bots' moves per address, weighted by cost (app/api/limits.py): 40 moves a minute against
 # three expert bots, far more against random or greedy ones.
 DEFAULT_BOT_WORK_LIMIT = "1200 per minute"
@@ -90,6 +91,7 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         "NETWORK_RATE_LIMIT": os.environ.get("NETWORK_RATE_LIMIT") or DEFAULT_NETWORK_RATE_LIMIT,
         "TOKEN_RATE_LIMIT": os.environ.get("TOKEN_RATE_LIMIT") or DEFAULT_TOKEN_RATE_LIMIT,
         "CREATE_RATE_LIMIT": os.environ.get("CREATE_RATE_LIMIT") or DEFAULT_CREATE_RATE_LIMIT,
+        "SEEK_RATE_LIMIT": os.environ.get("SEEK_RATE_LIMIT") or DEFAULT_SEEK_RATE_LIMIT,
         "JOIN_RATE_LIMIT": os.environ.get("JOIN_RATE_LIMIT") or DEFAULT_JOIN_RATE_LIMIT,
         "BOT_WORK_LIMIT": os.environ.get("BOT_WORK_LIMIT") or DEFAULT_BOT_WORK_LIMIT,
         "REDIS_URL": os.environ.get("REDIS_URL") or None,
@@ -132,6 +134,9 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         "SWEEP_INTERVAL_SECONDS": float(
             os.environ.get("SWEEP_INTERVAL_SECONDS") or DEFAULT_SWEEP_INTERVAL_SECONDS
         ),
+        # How often each process runs a pairing pass of the waiting seeks besides the one
+        # after each new seek: the rating gap widens, bots step in, seeks expire.
+        "MATCH_INTERVAL_SECONDS": float(os.environ.get("MATCH_INTERVAL_SECONDS") or 1.0),
         # Games a process keeps the image of, so that a player's next move need not load its
         # game (app/services/game_images.py); 0: every move loads its game.
         "GAME_IMAGES": int(os.environ.get("GAME_IMAGES") or DEFAULT_GAME_IMAGES),

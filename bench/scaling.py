@@ -87,6 +87,20 @@ def process(args: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[b
 
 
 @contextlib.contextmanager
+def fresh_database() -> Iterator[str]:
+    """A migrated database of its own at 127.0.0.1:5432 (its URL), dropped afterwards."""
+    database = f"basra_bench_{secrets.token_hex(4)}"
+    psql(f'CREATE DATABASE "{database}"')
+    url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{database}"
+    try:
+        env = {**os.environ, "DATABASE_URL": url}
+        subprocess.run([BIN / "basra", "migrate"], env=env, check=True, capture_output=True)
+        yield url
+    finally:
+        psql(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+
+
+@contextlib.contextmanager
 def instances(count: int, workers: int, database_url: str) -> Iterator[list[int]]:
     ports = [free_port() for _ in range(count)]
     with contextlib.ExitStack() as stack:
@@ -176,18 +190,14 @@ def main() -> int:
     setups = [("one instance, direct", 1, False), ("one instance behind HAProxy", 1, True),
               ("two instances behind HAProxy", 2, True)]  # fmt: skip
     for name, count, balanced in setups:
-        database = f"basra_bench_{secrets.token_hex(4)}"
-        psql(f'CREATE DATABASE "{database}"')
-        url = f"postgresql+psycopg://postgres@127.0.0.1:5432/{database}"
-        try:
-            env = {**os.environ, "DATABASE_URL": url}
-            subprocess.run([BIN / "basra", "migrate"], env=env, check=True, capture_output=True)
-            with instances(count, args.workers, url) as ports, contextlib.ExitStack() as stack:
-                port = stack.enter_context(balancer(ports)) if balanced else ports[0]
-                load(port, args.clients, 2)  # warm every worker up
-                report(name, load(port, args.clients, args.seconds), args.seconds)
-        finally:
-            psql(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+        with (
+            fresh_database() as url,
+            instances(count, args.workers, url) as ports,
+            contextlib.ExitStack() as stack,
+        ):
+            port = stack.enter_context(balancer(ports)) if balanced else ports[0]
+            load(port, args.clients, 2)  # warm every worker up
+            report(name, load(port, args.clients, args.seconds), args.seconds)
     return 0
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from flask import Flask
 
 # (importing stream adds GET /games/{id}/stream to games.blp)
-from app.api import contract, examples, games, meta, players, rules, schemas, stream
+from app.api import contract, examples, games, meta, players, rules, schemas, seeks, stream
 from app.api.bearers import SignedTokens
 from app.api.errors import ProblemApi, register_error_handlers
 from app.api.headers import install_security_headers
@@ -57,6 +57,7 @@ def register_api(app: Flask) -> ProblemApi:
     api.register_blueprint(players.blp)
     api.register_blueprint(players.leaderboard_blp)
     app.extensions["basra_signed_tokens"] = SignedTokens(app.config)
+    api.register_blueprint(seeks.blp)
     app.register_blueprint(meta.bp)
     meta.document(api, app)
     # flask-smorest's own /docs page starts Swagger UI with an inline script.
@@ -64,5 +65,5 @@ def register_api(app: Flask) -> ProblemApi:
     install_security_headers(app)
     register_error_handlers(app)
     app.extensions["basra_api"] = api
-    app.extensions["basra_limiter"] = install_limits(app, games.blp)
+    app.extensions["basra_limiter"] = install_limits(app, games.blp, seeks.blp)
     return api

@@ -32,6 +32,8 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "game_not_finished": (409, "The game is not finished"),
     "already_seated": (409, "This player already holds a seat of this game"),
     "conflict": (409, "The game changed while this request ran"),
+    "already_seeking": (409, "This player is already seeking a game"),
+    "seek_not_waiting": (409, "The seek is no longer waiting"),
     "version_mismatch": (412, "The game has moved on since that version"),
     "payload_too_large": (413, "Request body too large"),
     "uri_too_long": (414, "Request line too long"),

@@ -24,6 +24,7 @@ from apispec import BasePlugin
 from app.api.contract import CARD_CODES
 from app.api.errors import PROBLEM_JSON
 from app.api.player_examples import record_players
+from app.api.seek_examples import record_seeks
 
 EXAMPLES_FILE = Path(__file__).with_name("examples.json")
 PROBLEMS_KEY = "problems"
@@ -129,6 +130,7 @@ def record(client: Any) -> dict[str, Any]:
     _resign(book)
     _time_out(book)
     record_players(book)
+    record_seeks(book)
     return book.examples
 
 

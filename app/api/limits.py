@@ -1,10 +1,13 @@
 """Request limits (flask-limiter and ``limits``), counted where every worker sees them.
 
 - ``RATE_LIMIT``: requests per address over every route together.
-- ``TOKEN_RATE_LIMIT``: requests per seat token over every /games route together.
+- ``TOKEN_RATE_LIMIT``: requests per bearer token (a seat's or a player's) over every /games
+  and /seeks route together.
 - ``CREATE_RATE_LIMIT``: ``POST /games`` per address (a game of bots alone counts as
   ``BOTS_ONLY_CREATE_COST`` creations: its whole match is played by the server).
 - ``JOIN_RATE_LIMIT``: ``POST /games/{id}/join`` per address.
+- ``SEEK_RATE_LIMIT``: ``POST /seeks`` per address, and per player bearer as well (each new
+  seek runs a pairing pass).
 - ``BOT_WORK_LIMIT``: the bots' moves a request made the server play, per address, weighted by
   what they cost (``BOT_MOVE_COST``): a move answered by three expert bots counts 30. A request
   is refused while the address has no work left; what it costs is counted once it is known.
@@ -45,6 +48,7 @@ BOT_MOVE_COST = {"random": 1, "greedy": 1, "skilled": 1, "expert": 10}  # ~ CPU 
 BOTS_ONLY_CREATE_COST = 5
 CREATE_ENDPOINT = "games.GameCollection"
 JOIN_ENDPOINT = "games.JoinResource"
+SEEK_ENDPOINT = "seeks.SeekCollection"
 WORK_ENDPOINTS = {CREATE_ENDPOINT, JOIN_ENDPOINT, "games.MovesResource"}
 
 
@@ -105,6 +109,7 @@ class Budgets:
     limiter: Limiter
     create: RateLimitItem
     join: RateLimitItem
+    seek: RateLimitItem
     work: RateLimitItem
     network: RateLimitItem
 
@@ -118,6 +123,10 @@ class Budgets:
         network = client_network() if request.endpoint not in PROBES else None
         if network is not None and not self.window.hit(self.network, "network", network):
             return self._refusal(self.network, network)
+        if request.method == "POST" and request.endpoint == SEEK_ENDPOINT:
+            return self._take(self.seek, client_address(), 1) or self._take(
+                self.seek, _token_key(), 1
+            )
         if request.method != "POST" or request.endpoint not in WORK_ENDPOINTS:
             return None
         address = client_address()
@@ -242,6 +251,7 @@ def install_limits(app: Flask, *blueprints: Blueprint) -> Limiter | None:
         limiter,
         parse(app.config["CREATE_RATE_LIMIT"]),
         parse(app.config["JOIN_RATE_LIMIT"]),
+        parse(app.config["SEEK_RATE_LIMIT"]),
         parse(app.config["BOT_WORK_LIMIT"]),
         parse(app.config["NETWORK_RATE_LIMIT"]),
     )

@@ -787,6 +787,7 @@ class ProblemSchema(Schema):
         **_doc("`invalid_request`: the offending fields, each with what was wrong")
     )
     version = fields.Integer(**_doc("`version_mismatch`: the game's version now"))
+    seek_id = fields.String(**_doc("`already_seeking`: the player's waiting seek"))
     request_id = fields.String(
         **_doc("The request's id, as in its X-Request-ID header (for the logs)")
     )

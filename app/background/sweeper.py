@@ -29,11 +29,14 @@ Sweep = Callable[[datetime], int]  # handles what is due at ``now``; returns how
 
 
 class Sweeper:
-    def __init__(self, sweep: Sweep, interval: float) -> None:
+    def __init__(self, sweep: Sweep, interval: float, name: str = "deadlines") -> None:
+        """``name``: what it sweeps, for its thread and its log (the pairing pass runs on one
+        too: app/background/matchmaker.py)."""
         if interval <= 0:
             raise ValueError("the sweep interval is a positive number of seconds")
         self.sweep = sweep
         self.interval = interval
+        self.name = name
         self.swept = 0  # games handled by this process, for tests and logs
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -46,7 +49,7 @@ class Sweeper:
         if self.running:
             return
         self._stop.clear()
-        self._thread = threading.Thread(target=self._run, name="basra-sweeper", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=f"basra-{self.name}", daemon=True)
         self._thread.start()
 
     def stop(self, timeout: float = 5.0) -> None:
@@ -67,7 +70,7 @@ class Sweeper:
             try:
                 count = self.sweep_once()
             except Exception:  # a bad moment of the database must not end the thread
-                log.exception("sweeping the deadlines failed; trying again next time")
+                log.exception("sweeping the %s failed; trying again next time", self.name)
                 continue
             if count:
-                log.info("swept %d game(s) whose deadline had passed", count)
+                log.info("swept %d (%s)", count, self.name)

@@ -87,6 +87,22 @@ RESIDENT = Gauge(
     "Resident memory of each serving process, refreshed at most every 10 s",
     multiprocess_mode="liveall",
 )
+SEEKS_WAITING = Gauge(
+    "basra_seeks_waiting",
+    "Seeks waiting for a game, as the latest pairing pass of any process found them",
+    multiprocess_mode="mostrecent",
+)
+SEEK_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0)
+SEEK_WAIT = Histogram(
+    "basra_seek_match_seconds",
+    "Time from a seek to its game (matched seeks only)",
+    buckets=SEEK_BUCKETS,
+)
+SEEK_MATCHES = Counter(
+    "basra_seek_matches",
+    "Games made from seeks, by table size, rated or not, and with bots or not",
+    ["players", "rated", "bots"],
+)
 
 _RSS_EVERY = 10.0
 _rss_due = 0.0
@@ -169,6 +185,19 @@ def stream_client() -> Iterator[None]:
         yield
     finally:
         STREAM_CLIENTS.dec()
+
+
+def seeks_waiting(count: int) -> None:
+    SEEKS_WAITING.set(count)
+
+
+def seek_waited(seconds: float) -> None:
+    """For the pairing pass: once per seek it matched, how long that seek waited."""
+    SEEK_WAIT.observe(seconds)
+
+
+def seeks_matched(players: int, rated: bool, bots: bool) -> None:
+    SEEK_MATCHES.labels(str(players), str(rated).lower(), str(bots).lower()).inc()
 
 
 def image_used() -> None:

@@ -1,5 +1,6 @@
 """Tables: games (with a snapshot of the current state), seats, the append-only event
-log, stored idempotent results (a move's first answer, kept for its retries) and players.
+log, stored idempotent results (a move's first answer, kept for its retries), players and
+seeks.
 Alembic's migrations must match these exactly."""
 
 from __future__ import annotations
@@ -185,6 +186,41 @@ class IdempotentResponseRow(Base):
 
     # The oldest first, a batch at a time, once they expire (services/retention.py).
     __table_args__ = (Index("ix_idempotent_responses_created", "created_at"),)
+
+
+class SeekRow(Base):
+    """A player's wish to play (services/seeks.py): waiting until a pairing pass seats it."""
+
+    __tablename__ = "seeks"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(40))  # the player's, copied for the seat
+    rating: Mapped[float] = mapped_column(Float)  # the player's when it sought
+    players: Mapped[int] = mapped_column(Integer)
+    rated: Mapped[bool] = mapped_column(Boolean)
+    rules: Mapped[dict[str, Any]] = mapped_column(JsonData)  # every effective value
+    kind: Mapped[str] = mapped_column(String(64))  # players, rated and rules: who sits together
+    bot_after: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    status: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    settled_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    game_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+    __table_args__ = (
+        # A pass reads the waiting seeks, the oldest first.
+        Index("ix_seeks_status_created", "status", "created_at"),
+        # One waiting seek per player, whatever the number of processes making them at once.
+        Index(
+            "uq_seeks_waiting_player",
+            "player_id",
+            unique=True,
+            postgresql_where=text("status = 'waiting'"),
+            sqlite_where=text("status = 'waiting'"),
+        ),
+    )
 
 
 # The tables, for the statements written in SQLAlchemy Core.

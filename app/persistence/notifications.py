@@ -89,9 +89,12 @@ class Listener:
     lost and the sink must look for itself; and, between batches, that it may do other work
     (it says when it wants to be woken, at the latest every ``wake_every`` seconds)."""
 
-    def __init__(self, database_url: str, sink: NewsSink, wake_every: float = 5.0) -> None:
+    def __init__(
+        self, database_url: str, sink: NewsSink, wake_every: float = 5.0, channel: str = CHANNEL
+    ) -> None:
         self.conninfo = libpq_url(database_url)
         self.sink = sink
+        self.channel = channel  # the games' (the default), or the seeks' (persistence/seeks.py)
         self.wake_every = wake_every
         self.stopping = threading.Event()
         self.connected = threading.Event()
@@ -117,7 +120,7 @@ class Listener:
             # A notice that comes in while the connection runs a statement (the LISTEN, the
             # liveness check below) is handed to this; the others are read off the socket.
             connection.add_notify_handler(lambda notice: arrived.append(notice.payload))
-            connection.execute(f"LISTEN {CHANNEL}")
+            connection.execute(f"LISTEN {self.channel}")
             self.connected.set()
             self.reconnects += 1
             self.sink.reconnected()

@@ -22,6 +22,7 @@ from app.persistence.database import Database
 from app.persistence.players import SqlPlayerRepository
 from app.persistence.repository import SqlGameRepository
 from app.persistence.schema import current_revisions, newest_revisions
+from app.persistence.seeks import SqlSeekRepository
 from app.services.errors import ConcurrentUpdate, Unavailable
 from app.services.unit_of_work import AbstractUnitOfWork
 
@@ -53,6 +54,7 @@ def translated(error: SQLAlchemyError) -> Exception | None:
 class SqlUnitOfWork(AbstractUnitOfWork):
     games: SqlGameRepository
     players: SqlPlayerRepository
+    seeks: SqlSeekRepository
 
     def __init__(self, database: Database) -> None:
         self.database = database
@@ -62,6 +64,7 @@ class SqlUnitOfWork(AbstractUnitOfWork):
     def __enter__(self) -> Self:
         self.games = self.database.repository()
         self.players = SqlPlayerRepository(self.games)
+        self.seeks = SqlSeekRepository(self.games)  # on the games' connection and transaction
         self.inside = True
         return self
 

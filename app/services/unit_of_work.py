@@ -1,6 +1,7 @@
-"""The ports the use cases run on: a repository of games and a unit of work around it
-(cosmicpython's ``unit_of_work.py``). ``app.persistence`` implements them with SQLAlchemy,
-``app.persistence.memory`` with dicts; a use case sees only these methods."""
+"""The ports the use cases run on: a repository of games (and one of seeks, seeks.py) and a
+unit of work around them (cosmicpython's ``unit_of_work.py``). ``app.persistence``
+implements them with SQLAlchemy, ``app.persistence.memory`` with dicts; a use case sees
+only these methods."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from app.services.errors import Busy, ConcurrentUpdate
 from app.services.log import EventRecord, RawEvent
 from app.services.model import GameRecord, GameSummary, Progress
 from app.services.player_store import PlayerRepository
+from app.services.seeks import SeekRepository
 
 T = TypeVar("T")
 ATTEMPTS = 5
@@ -121,6 +123,7 @@ class AbstractUnitOfWork(abc.ABC):
 
     games: GameRepository
     players: PlayerRepository  # in the same transaction as ``games``
+    seeks: SeekRepository
 
     def __enter__(self) -> Self:
         return self

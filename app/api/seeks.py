@@ -1,0 +1,151 @@
+"""The /seeks resource (API.md item 21): a player asks for a game, and is told its seat."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, current_app, jsonify
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from app.api.bearers import calling_player
+from app.api.contract import problems
+from app.api.games import BEARER, _now, _uow
+from app.api.limits import client_address
+from app.api.requests import after_access, json_body, query
+from app.api.seek_schemas import SeekOutSchema, SeekQuerySchema, SeekSchema, seek_body
+from app.background.matchmaker import Matchmaker
+from app.live.stream_slots import NoSlot, StreamSlots
+from app.services import seeking
+from app.services.errors import Unauthorized
+from app.services.ratings import rating_of
+from app.services.seeks import WAITING, SeekRecord
+
+blp = Blueprint(
+    "seeks",
+    __name__,
+    url_prefix="/seeks",
+    description="Seek a game: be paired with players of a close rating, or with bots.",
+)
+SEEK = {"application/json": {"schema": SeekOutSchema}}
+LOCATION = {"description": "The seek's URL, `/seeks/{id}`", "schema": {"type": "string"}}
+
+
+def _matchmaker() -> Matchmaker:
+    matchmaker: Matchmaker = current_app.extensions["basra_matchmaker"]
+    return matchmaker
+
+
+def _player_id() -> str | None:
+    """The caller's player, or None (no bearer, or one that is no player's): refused only
+    once the seek asked for is known to exist."""
+    try:
+        return calling_player().id
+    except Unauthorized:
+        return None
+
+
+def _answer(seek: SeekRecord, status: int = 200) -> Response:
+    response = jsonify(seek_body(seek))
+    response.status_code = status
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@blp.route("")
+class SeekCollection(MethodView):
+    @blp.doc(
+        operationId="seekGame",
+        summary="Seek a game",
+        description=(
+            "With a player's bearer. The seek waits to be paired with seeks of the same kind "
+            "(players, `rated`, effective rules), closest ratings first, the allowed rating gap "
+            "widening the longer they wait (docs/matchmaking.md); with `bot_after`, bots of the "
+            "closest rating take the other seats once it has waited that long. Follow it with "
+            "`GET /seeks/{id}?wait=30`. A player has one waiting seek at most (409 "
+            "`already_seeking`, naming it in `seek_id`); a seek expires after 10 minutes."
+        ),
+        security=BEARER,
+        requestBody={"required": True, "content": {"application/json": {"schema": SeekSchema}}},
+        responses={
+            201: {"description": "Waiting", "headers": {"Location": LOCATION}, "content": SEEK},
+            **problems(
+                "bad_request",
+                "payload_too_large",
+                "unsupported_media_type",
+                "invalid_request",
+                "unauthorized",
+                "already_seeking",
+            ),
+        },
+    )
+    def post(self) -> Response:
+        player = calling_player()
+        spec = json_body(SeekSchema)
+        seeker = seeking.Seeking(player.id, player.name, float(rating_of(player)["value"]))
+        seek = seeking.open_seek(_uow(), seeker, spec["players"], spec.get("rated", False),
+                                 spec.get("rules"), spec.get("bot_after"), now=_now())  # fmt: skip
+        _matchmaker().pair_now()  # a compatible seek waiting already is paired before we answer
+        response = _answer(seek, 201)
+        response.headers["Location"] = f"/seeks/{seek.id}"
+        return response
+
+
+@blp.route("/<seek_id>")
+class SeekResource(MethodView):
+    @blp.doc(
+        operationId="getSeek",
+        summary="Your seek, once it changes (long poll)",
+        description=(
+            "With the bearer of the seek's player. `wait=N` (up to 30) holds the answer while "
+            "the seek is waiting, and answers as soon as it is matched, cancelled or expired, "
+            "whichever server process or instance did it (at most N seconds: then it answers "
+            "`waiting`, and the client asks again). Once `matched`, `game_id` and `seat` say "
+            "where to play: your bearer acts for that seat."
+        ),
+        security=BEARER,
+        parameters=[{"in": "query", "schema": SeekQuerySchema}],
+        responses={
+            200: {"description": "The seek", "content": SEEK},
+            **problems("unauthorized", "forbidden", "not_found", "invalid_request"),
+        },
+    )
+    def get(self, seek_id: str) -> Response:
+        player_id = _player_id()
+        owned = lambda: seeking.seek_of(_uow(), seek_id, player_id, _now())  # noqa: E731
+        args = after_access(owned, lambda: query(SeekQuerySchema))
+        seek = owned()
+        if seek.status == WAITING and args["wait"] > 0:
+            seek = _held(seek, args["wait"], owned)
+        return _answer(seek)
+
+    @blp.doc(
+        operationId="cancelSeek",
+        summary="Cancel your waiting seek",
+        description="With the bearer of the seek's player. Only a waiting seek can be cancelled.",
+        security=BEARER,
+        responses={
+            204: {"description": "Cancelled"},
+            **problems("unauthorized", "forbidden", "not_found", "seek_not_waiting"),
+        },
+    )
+    def delete(self, seek_id: str) -> Response:
+        seeking.cancel_seek(_uow(), seek_id, _player_id(), _now())
+        _matchmaker().waits.settled([seek_id])
+        return Response(status=204)
+
+
+def _held(seek: SeekRecord, seconds: int, read: Any) -> SeekRecord:
+    """The seek once it changes, or after ``seconds``. A waiting request holds one of this
+    process's threads, as a live stream does, and takes a stream slot for it: with none left
+    (or this address holding all it may), the answer comes at once."""
+    slots: StreamSlots = current_app.extensions["basra_stream_slots"]
+    give_back = slots.take(client_address())
+    if isinstance(give_back, NoSlot):
+        return seek
+    try:
+        _matchmaker().waits.wait(seek.id, seconds, lambda: read().status == WAITING)
+    finally:
+        give_back()
+    found: SeekRecord = read()
+    return found

@@ -1,0 +1,71 @@
+"""The pairing passes of one server process: one right after each new seek (in the request
+that made it, so a compatible seek already waiting is paired before the answer; seeks made
+at once share the pass that reads them all), and one
+every ``interval`` seconds on a ``Sweeper`` thread, for what only time brings: a wider rating
+gap, a seek's ``bot_after``, its expiry. Any number of processes and instances may pass at
+once (app/services/matchmaking.py says why each seek is still matched once).
+
+Each pass tells this process's long polls at once which seeks it settled; the others hear
+of it through the database (app/live/seek_waits.py).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from datetime import datetime
+
+from app.background.sweeper import Sweeper
+from app.live.seek_waits import SeekWaits
+from app.services.matchmaking import bot_players, pair_seeks
+from app.services.unit_of_work import AbstractUnitOfWork
+
+log = logging.getLogger("basra.matchmaking")
+
+
+class Matchmaker:
+    def __init__(
+        self,
+        uow: Callable[[], AbstractUnitOfWork],
+        waits: SeekWaits,
+        clock: Callable[[], datetime],
+        interval: float = 1.0,
+    ) -> None:
+        self.uow = uow
+        self.waits = waits
+        self.clock = clock
+        self.sweeper = Sweeper(self.pass_once, interval, name="pairing")
+        self.passing = threading.RLock()  # held by the pass under way in this process
+        self.began = 0.0  # when the latest pass of this process began (time.monotonic)
+
+    def pass_once(self, now: datetime | None = None) -> int:
+        """One pass as if it were ``now`` (the app's clock if not given); how many seeks it
+        settled. The passes of this process run one at a time."""
+        with self.passing:
+            self.began = time.monotonic()
+            done = pair_seeks(self.uow(), now or self.clock(), lambda: bot_players(self.uow()))
+        self.waits.settled(done.settled)
+        return len(done.settled)
+
+    def pair_now(self) -> None:
+        """A pass for a request that has just committed a seek, unless a pass of this process
+        began since: that one read the seek (a burst of seeks in one process makes a few
+        passes, not one each). A failure is the next pass's to mend, never the request's
+        (its seek is made)."""
+        asked = time.monotonic()
+        with self.passing:
+            if self.began > asked:
+                return
+            try:
+                self.pass_once()
+            except Exception:
+                log.exception("the pairing pass after a new seek failed; the next one will try")
+
+    def start(self) -> None:
+        self.sweeper.start()
+
+    def stop(self) -> None:
+        self.sweeper.stop()
+        self.waits.stop()

@@ -1,0 +1,117 @@
+"""Seeks on both databases, over SQLAlchemy Core, on the connection (and in the transaction)
+of the unit of work's games repository: a pass's games and the seeks it settles commit
+together.
+
+What keeps a seek from being matched twice is the same on both: ``settle`` updates a seek
+only while it is waiting, and a pass that finds it settled loses its transaction. What keeps
+passes from doing the same work twice is each database's: on PostgreSQL an advisory lock
+held to the end of the pass's transaction, on SQLite the gate its writers queue at
+(write_gate.py), taken before the pass reads. A settled seek is announced on PostgreSQL with
+a NOTIFY in the same transaction, so the long polls of every process hear of it exactly when
+it commits; SQLite's are polled (app/live/seek_waits.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, fields
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, Table, insert, select, text, update
+
+from app.persistence.models import SeekRow
+from app.persistence.repository import SqlGameRepository
+from app.persistence.sqlite import SqliteGameRepository
+from app.persistence.statements import storable, utc
+from app.services.errors import ConcurrentUpdate
+from app.services.seeks import WAITING, SeekRecord, SeekRepository
+
+SEEKS: Table = SeekRow.__table__  # type: ignore[assignment]
+SEEK_CHANNEL = "basra_seeks"  # NOTIFY ``<seek id>:1`` once a seek stops waiting
+_SEEK_FIELDS = tuple(field.name for field in fields(SeekRecord))
+_TIMES = ("created_at", "expires_at", "settled_at")
+# Any number that no other advisory lock of this database uses: the pairing passes' own.
+_PAIRING_LOCK = 0x62617372  # "basr"
+# A pass that waits longer than this for another gives up; the next one starts afresh.
+_LOCK_TIMEOUT = text("SET LOCAL lock_timeout = '5s'")
+_LOCK_FOR_PAIRING = text("SELECT pg_advisory_xact_lock(:key)")
+_NOTIFY = text("SELECT pg_notify(:channel, :notice)")
+
+
+class SqlSeekRepository(SeekRepository):
+    def __init__(self, games: SqlGameRepository) -> None:
+        self.games = games
+        self.on_postgres = games.engine.dialect.name == "postgresql"
+
+    @property
+    def connection(self) -> Connection:
+        return self.games.connection  # sends the games' held writes first: they keep their order
+
+    def add(self, seek: SeekRecord) -> None:
+        self._queue()
+        self.connection.execute(insert(SEEKS), [asdict(seek)])
+
+    def get(self, seek_id: str) -> SeekRecord | None:
+        if not storable(seek_id):
+            return None
+        row = self.connection.execute(select(SEEKS).where(SEEKS.c.id == seek_id)).mappings()
+        return _record(row.first())
+
+    def waiting_of(self, player_id: str) -> SeekRecord | None:
+        query = select(SEEKS).where(SEEKS.c.player_id == player_id, SEEKS.c.status == WAITING)
+        return _record(self.connection.execute(query.limit(1)).mappings().first())
+
+    def waiting(self, limit: int) -> list[SeekRecord]:
+        query = (
+            select(SEEKS).where(SEEKS.c.status == WAITING)
+            .order_by(SEEKS.c.created_at, SEEKS.c.id).limit(limit)
+        )  # fmt: skip
+        return [seek for row in self.connection.execute(query).mappings()
+                if (seek := _record(row)) is not None]  # fmt: skip
+
+    def statuses(self, seek_ids: Sequence[str]) -> dict[str, str]:
+        wanted = [seek_id for seek_id in seek_ids if storable(seek_id)]
+        query = select(SEEKS.c.id, SEEKS.c.status).where(SEEKS.c.id.in_(wanted))
+        return {row.id: row.status for row in self.connection.execute(query)}
+
+    def lock_pairing(self) -> None:
+        if self.on_postgres:
+            self.connection.execute(_LOCK_TIMEOUT)
+            self.connection.execute(_LOCK_FOR_PAIRING, {"key": _PAIRING_LOCK})
+        else:
+            self._queue()
+
+    def settle(
+        self,
+        seek_id: str,
+        status: str,
+        now: datetime,
+        game_id: str | None = None,
+        seat: int | None = None,
+    ) -> None:
+        self._queue()
+        result = self.connection.execute(
+            update(SEEKS)
+            .where(SEEKS.c.id == seek_id, SEEKS.c.status == WAITING)
+            .values(status=status, settled_at=now, game_id=game_id, seat=seat)
+        )
+        if result.rowcount != 1:
+            raise ConcurrentUpdate(f"seek {seek_id} stopped waiting meanwhile")
+        if self.on_postgres:
+            self.connection.execute(_NOTIFY, {"channel": SEEK_CHANNEL, "notice": f"{seek_id}:1"})
+
+    def _queue(self) -> None:
+        """On SQLite, queue at the writers' gate before this transaction writes (or, for a
+        pass, reads what it will write from): seek writers then go one at a time."""
+        if isinstance(self.games, SqliteGameRepository):
+            self.games.before_writing()
+
+
+def _record(row: Any) -> SeekRecord | None:
+    if row is None:
+        return None
+    values = {name: row[name] for name in _SEEK_FIELDS}
+    for name in _TIMES:
+        values[name] = utc(values[name])
+    return SeekRecord(**values)

@@ -1,0 +1,211 @@
+"""The pairing pass: seat the waiting seeks that can sit together, and expire the old ones
+(API.md item 21; who sits with whom is pairing.py's).
+
+A pass runs after every new seek and every second in the background of every server process,
+so any number of them may run at once. Seeks of humans alone are seated in one transaction
+under ``lock_pairing`` (one pass at a time: the others wait, then find those seeks gone); the
+games it creates and the seeks it settles commit together or not at all. Each table with bots
+is a transaction of its own, without the lock, since its bots may think before the human's
+first turn. Whatever the lock, ``settle`` lets a seek stop waiting once: a second pass that
+seated it too loses its whole transaction, its games with it.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import secrets
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import partial
+
+from app.engine import Rules
+from app.engine.bots import BOT_LEVELS, BOT_NAMES
+from app.engine.bots.ratings import RATINGS
+from app.observability import metrics
+from app.services.creation import new_game
+from app.services.deadlines import restamp
+from app.services.errors import ServiceError
+from app.services.model import Seat
+from app.services.pairing import Seeker, Sitter, Table, bot_tables, human_tables
+from app.services.player_store import bot_player_id
+from app.services.ratings import is_provisional
+from app.services.seeks import EXPIRED, MATCHED, WAITING, SeekRecord
+from app.services.tokens import hash_token, new_token
+from app.services.turns import Moves, replies_deadline, start
+from app.services.unit_of_work import AbstractUnitOfWork, retrying
+
+log = logging.getLogger("basra.matchmaking")
+PASS_LIMIT = 2000  # waiting seeks one pass reads at most, the oldest first
+# Each bot level's player: (player id, rating), as GET /rules names them.
+BotPlayers = Mapping[str, tuple[str, float]]
+# A bot level's rating before its player has a settled one of its own: its Elo rating
+# (GET /rules, docs/bots.md) on openskill's scale, 1500 Elo being a new player's 25 and a
+# beta (25/6) the 200 Elo points at which the stronger wins three games in four.
+ELO_OF_A_NEW_PLAYER, ELO_PER_POINT = 1500.0, 200 / (25 / 6)
+_SYSTEM_RANDOM = secrets.SystemRandom()
+
+
+@dataclass(frozen=True, slots=True)
+class Seated:
+    """A game a pass created, and the seeks it seated (each now ``matched``)."""
+
+    game_id: str
+    seeks: tuple[SeekRecord, ...]
+    with_bots: bool
+
+
+@dataclass
+class Pass:
+    seated: list[Seated] = field(default_factory=list)
+    expired: list[str] = field(default_factory=list)
+    left: list[SeekRecord] = field(default_factory=list)  # as read, and not seated by humans
+
+    @property
+    def waiting(self) -> int:
+        """The seeks this pass left waiting."""
+        return len(self.left) - sum(1 for game in self.seated if game.with_bots)
+
+    @property
+    def settled(self) -> list[str]:
+        """Every seek this pass stopped waiting."""
+        return [seek.id for game in self.seated for seek in game.seeks] + self.expired
+
+
+def bot_players(uow: AbstractUnitOfWork) -> BotPlayers:
+    """Each bot level's player and rating: its own once no longer provisional, else its Elo
+    rating on openskill's scale (``ELO_PER_POINT``)."""
+    found = {}
+    with uow:
+        for level in BOT_LEVELS:
+            player_id = bot_player_id(level)
+            player = uow.players.get(player_id)
+            if player is not None and not is_provisional(player):
+                found[level] = (player_id, player.mu)
+            else:
+                prior = 25.0 + (RATINGS[level] - ELO_OF_A_NEW_PLAYER) / ELO_PER_POINT
+                found[level] = (player_id, prior)
+    return found
+
+
+def pair_seeks(
+    uow: AbstractUnitOfWork,
+    now: datetime,
+    bots: Callable[[], BotPlayers],
+    rng: random.Random | None = None,
+) -> Pass:
+    """One pass; a part that keeps losing races (or finds the database away) is left to the
+    next pass, which starts again from what is committed. ``bots`` is asked only when a seek
+    is due for bots."""
+    draw = rng or _SYSTEM_RANDOM
+    done = Pass()
+    try:
+        retrying(lambda: _seat_humans(uow, now, draw, done))
+    except ServiceError as error:
+        log.warning("pairing pass stopped: %s", error.detail)
+        return done
+    for seek, table in _due_for_bots(now, bots, draw, done):
+        try:
+            seated = retrying(partial(_seat_with_bots, uow, table, seek, now), attempts=2)
+        except ServiceError as error:
+            log.warning("seating seek %s with bots failed: %s", seek.id, error.detail)
+            continue
+        if seated is not None:
+            done.seated.append(seated)
+    _count(done, now)
+    return done
+
+
+def _seat_humans(uow: AbstractUnitOfWork, now: datetime, rng: random.Random, done: Pass) -> None:
+    done.seated, done.expired, done.left = [], [], []
+    with uow:
+        uow.seeks.lock_pairing()
+        waiting = uow.seeks.waiting(PASS_LIMIT)
+        for seek in waiting:
+            if seek.expires_at <= now:
+                uow.seeks.settle(seek.id, EXPIRED, now)
+                done.expired.append(seek.id)
+        live = {seek.id: seek for seek in waiting if seek.expires_at > now}
+        for table in human_tables([seeker(seek, now) for seek in live.values()], rng):
+            done.seated.append(_seated(uow, table, live, now))
+        uow.commit()
+    seated = {seek.id for game in done.seated for seek in game.seeks}
+    done.left = [seek for seek in live.values() if seek.id not in seated]
+
+
+def _due_for_bots(
+    now: datetime, bots: Callable[[], BotPlayers], rng: random.Random, done: Pass
+) -> list[tuple[SeekRecord, Table]]:
+    """The seeks the pass left waiting whose ``bot_after`` has passed, each with its table
+    (each is read again before it is seated: it may have been cancelled meanwhile)."""
+    waiting = [seek for seek in done.left
+               if seek.bot_after is not None and seek.waited(now) >= seek.bot_after]  # fmt: skip
+    if not waiting:
+        return []
+    by_id = {seek.id: seek for seek in waiting}
+    tables = bot_tables([seeker(seek, now) for seek in waiting], bots(), rng)
+    return [(by_id[table.seek_ids[0]], table) for table in tables]
+
+
+def _seat_with_bots(
+    uow: AbstractUnitOfWork, table: Table, seek: SeekRecord, now: datetime
+) -> Seated | None:
+    """The seek's table with bots, unless a pass seated it (or it was cancelled) meanwhile."""
+    with uow:
+        now_is = uow.seeks.get(seek.id)
+        if now_is is None or now_is.status != WAITING:
+            return None
+        seated = _seated(uow, table, {seek.id: seek}, now)
+        uow.commit()
+        return seated
+
+
+def _seated(
+    uow: AbstractUnitOfWork, table: Table, seeks: Mapping[str, SeekRecord], now: datetime
+) -> Seated:
+    """Create the table's game, dealt (its bots' first moves played), and settle its seeks."""
+    first = seeks[table.seek_ids[0]]
+    seats = [_seat(number, sitter, seeks) for number, sitter in enumerate(table.sitters)]
+    game = new_game(Rules.from_dict(first.rules), seats, None, rated=first.rated)
+    moves: Moves = []
+    start(game, moves, replies_by=replies_deadline())
+    restamp(game, now)
+    uow.games.add(game)
+    matched = []
+    for number, sitter in enumerate(table.sitters):
+        if sitter.seek_id is not None:
+            uow.seeks.settle(sitter.seek_id, MATCHED, now, game.id, number)
+            seek = seeks[sitter.seek_id]
+            seek.status, seek.game_id, seek.seat, seek.settled_at = MATCHED, game.id, number, now
+            matched.append(seek)
+    # The seat order was drawn at random: the log says who got which seat, and from which seek.
+    order = ", ".join(f"{n}={s.player_id}" + (f" (seek {s.seek_id})" if s.seek_id else "")
+                      for n, s in enumerate(table.sitters))  # fmt: skip
+    log.info("seated game %s from seeks: %s", game.id, order)
+    return Seated(game.id, tuple(matched), table.with_bots)
+
+
+def _seat(number: int, sitter: Sitter, seeks: Mapping[str, SeekRecord]) -> Seat:
+    """A bot level's seat, or a seeker's: taken, with a seat token nobody is ever shown (its
+    player's bearer acts for it, API.md item 18)."""
+    if sitter.bot is not None:
+        return Seat(number, BOT_NAMES[sitter.bot], bot=sitter.bot, player_id=sitter.player_id)
+    name = seeks[sitter.seek_id or ""].name
+    return Seat(number, name, token_hash=hash_token(new_token()), player_id=sitter.player_id)
+
+
+def seeker(seek: SeekRecord, now: datetime) -> Seeker:
+    return Seeker(seek.id, seek.player_id, seek.rating, seek.waited(now), seek.kind,
+                  seek.players, seek.bot_after)  # fmt: skip
+
+
+def _count(done: Pass, now: datetime) -> None:
+    """Metrics, once the pass's transactions have committed."""
+    for game in done.seated:
+        first = game.seeks[0]
+        metrics.seeks_matched(first.players, first.rated, game.with_bots)
+        metrics.game_created()
+        for seek in game.seeks:
+            metrics.seek_waited(seek.waited(now))
+    metrics.seeks_waiting(done.waiting)

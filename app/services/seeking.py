@@ -1,0 +1,144 @@
+"""The use cases of one player's seek: make it, read it, cancel it (API.md item 21). The
+pairing itself is matchmaking.py's."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from app.services.creation import Player, checked_rules
+from app.services.deadlines import utc_now
+from app.services.errors import Forbidden, NotFound, ServiceError, Unauthorized
+from app.services.seeks import (
+    CANCELLED,
+    EXPIRED,
+    SEEK_SECONDS,
+    WAITING,
+    SeekRecord,
+    kind_of,
+)
+from app.services.unit_of_work import AbstractUnitOfWork, retrying
+
+
+class AlreadySeeking(ServiceError):
+    """A player has one waiting seek at most; the problem names it (``seek_id``)."""
+
+    code = "already_seeking"
+
+
+class SeekNotWaiting(ServiceError):
+    code = "seek_not_waiting"
+
+
+@dataclass(frozen=True, slots=True)
+class Seeking:
+    """The player a seek is made for: who holds the bearer, as the players' records say."""
+
+    player_id: str
+    name: str
+    rating: float
+
+
+def open_seek(
+    uow: AbstractUnitOfWork,
+    player: Seeking,
+    players: int,
+    rated: bool = False,
+    rules: Mapping[str, Any] | None = None,
+    bot_after: int | None = None,
+    now: datetime | None = None,
+) -> SeekRecord:
+    """A waiting seek; refused while the player has another waiting (``AlreadySeeking``)."""
+    moment = now or utc_now()
+    effective = checked_rules(rules, [Player()] * players).to_dict()
+
+    def attempt() -> SeekRecord:
+        with uow:
+            first = uow.seeks.waiting_of(player.player_id)
+            if first is not None and first.expires_at > moment:
+                raise AlreadySeeking(
+                    f"player {player.player_id} is already seeking a game: seek {first.id}",
+                    seek_id=first.id,
+                )
+            if first is not None:  # out of time, and no pass has said so yet
+                uow.seeks.settle(first.id, EXPIRED, moment)
+            seek = SeekRecord(
+                id=secrets.token_hex(8),
+                player_id=player.player_id,
+                name=player.name,
+                rating=player.rating,
+                players=players,
+                rated=rated,
+                rules=effective,
+                kind=kind_of(players, rated, effective),
+                bot_after=bot_after,
+                status=WAITING,
+                created_at=moment,
+                expires_at=moment + timedelta(seconds=SEEK_SECONDS),
+            )
+            uow.seeks.add(seek)  # a second seek made at once: a lost race, and a 409 after
+            uow.commit()
+            return seek
+
+    return retrying(attempt)
+
+
+def seek_of(
+    uow: AbstractUnitOfWork, seek_id: str, player_id: str | None, now: datetime | None = None
+) -> SeekRecord:
+    """The player's seek as it is now (one out of time reads as ``expired``, and is so)."""
+    moment = now or utc_now()
+    with uow:
+        seek = _owned(uow, seek_id, player_id)
+        if seek.status != WAITING or seek.expires_at > moment:
+            return seek
+    retrying(lambda: _settled(uow, seek_id, EXPIRED, moment, quietly=True))
+    with uow:
+        return _owned(uow, seek_id, player_id)
+
+
+def cancel_seek(
+    uow: AbstractUnitOfWork, seek_id: str, player_id: str | None, now: datetime | None = None
+) -> None:
+    """End the player's waiting seek (``SeekNotWaiting`` once it is matched, cancelled or
+    expired)."""
+    moment = now or utc_now()
+    with uow:
+        seek = _owned(uow, seek_id, player_id)
+    if seek.status == WAITING and seek.expires_at <= moment:
+        seek_of(uow, seek_id, player_id, moment)  # it expired first
+        seek.status = EXPIRED
+    if seek.status != WAITING:
+        raise SeekNotWaiting(f"seek {seek_id} is {seek.status}: only a waiting seek is cancelled")
+    retrying(lambda: _settled(uow, seek_id, CANCELLED, moment))
+
+
+def _settled(
+    uow: AbstractUnitOfWork, seek_id: str, status: str, now: datetime, quietly: bool = False
+) -> None:
+    """Settle a waiting seek in a transaction of its own; one that stopped waiting meanwhile
+    (a pass matched it first) refuses a cancellation, and is left as it is by an expiry."""
+    with uow:
+        seek = uow.seeks.get(seek_id)
+        if seek is None or seek.status != WAITING:
+            if quietly:
+                return
+            found = seek.status if seek is not None else "gone"
+            raise SeekNotWaiting(f"seek {seek_id} is {found}: only a waiting seek is cancelled")
+        uow.seeks.settle(seek_id, status, now)
+        uow.commit()
+
+
+def _owned(uow: AbstractUnitOfWork, seek_id: str, player_id: str | None) -> SeekRecord:
+    """The seek (404), for its own player only (401 with no player, 403 for another)."""
+    seek = uow.seeks.get(seek_id)
+    if seek is None:
+        raise NotFound(f"no seek {seek_id!r}")
+    if player_id is None:
+        raise Unauthorized("this needs its player's bearer: Authorization: Bearer <token>")
+    if seek.player_id != player_id:
+        raise Forbidden("this seek is another player's")
+    return seek

@@ -1,0 +1,201 @@
+"""Matchmaking under load: two instances behind HAProxy on one PostgreSQL, many players seeking
+at once in waves, while other clients play games against bots.
+
+Two runs of the same length on a fresh database (created and dropped here), through the shipped
+balancer (deploy/haproxy.cfg) in front of two gunicorn instances:
+  1. clients play whole games against a greedy bot: moves/s;
+  2. the same, while ``--players`` players seek at once, wave after wave: each seeks (four in
+     five for two players, the rest for four), follows its seek with ``GET /seeks/{id}?wait=30``
+     until it is matched, then seeks again in the next wave.
+Checked after the run: every seek ended matched or expired (none lost, none waiting), every game
+made from seeks holds exactly the players whose seeks name it, and no seek is in two games.
+Printed: seeks, games, time to match (from the moment the table's last seek was sent to the
+moment its player heard of the match: p50, p99, max), and moves/s in both runs.
+
+Usage: nice -n 10 .venv/bin/python bench/matchmaking.py [--seconds 20] [--players 200]
+           [--waves 3] [--clients 8] [--workers 2]
+Loopback only, bounded in time; needs /usr/sbin/haproxy (scripts/ensure-haproxy) and psql.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import http.client
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+from scaling import balancer, call, fresh_database, instances, load  # bench/scaling.py
+
+GOALS = {"p99_seconds": 2.0, "moves_kept": 0.9}
+
+
+def connection(port: int) -> http.client.HTTPConnection:
+    return http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+
+
+def make_players(port: int, count: int) -> list[dict]:
+    conn = connection(port)
+    players = []
+    for number in range(count):
+        status, body = call(conn, "POST", "/players", {"name": f"Seeker {number}"})
+        assert status == 201, body
+        players.append(body)
+    return players
+
+
+class Wave:
+    """One wave: every player seeks at once, then follows its seek until it is settled."""
+
+    def __init__(self, port: int, players: list[dict]) -> None:
+        self.port = port
+        self.players = players
+        self.sent: dict[str, float] = {}  # seek id -> when its POST was sent
+        self.owner: dict[str, str] = {}  # seek id -> its player's id
+        self.heard: dict[str, tuple[float, dict]] = {}  # seek id -> (when settled, the seek)
+        self.errors: list[str] = []
+        self.lock = threading.Lock()
+
+    def run(self, timeout: float = 120) -> None:
+        gate = threading.Barrier(len(self.players))
+        threads = [threading.Thread(target=self._seeker, args=(n, p, gate))
+                   for n, p in enumerate(self.players)]  # fmt: skip
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=timeout)
+
+    def _seeker(self, number: int, player: dict, gate: threading.Barrier) -> None:
+        conn, token = connection(self.port), player["token"]
+        # Bots take the seats left over after 10 s: a wave never waits for the 10 min expiry.
+        body = {"players": 2 if number % 5 else 4, "bot_after": 10}
+        try:
+            gate.wait(timeout=30)
+            sent = time.perf_counter()
+            status, seek = call(conn, "POST", "/seeks", body, token)
+            if status != 201:
+                raise AssertionError(f"POST /seeks {status}: {seek}")
+            with self.lock:
+                self.sent[seek["id"]], self.owner[seek["id"]] = sent, player["id"]
+            for _ in range(25):  # 25 long polls of 30 s: past the seek's 10 minutes
+                status, seek = call(conn, "GET", f"/seeks/{seek['id']}?wait=30", None, token)
+                if status != 200:
+                    raise AssertionError(f"GET /seeks {status}: {seek}")
+                if seek["status"] != "waiting":
+                    with self.lock:
+                        self.heard[seek["id"]] = (time.perf_counter(), seek)
+                    return
+        except Exception as error:  # counted, and the check below fails the run
+            with self.lock:
+                self.errors.append(f"{type(error).__name__}: {error}")
+
+    def match_times(self) -> list[float]:
+        """Per matched seek: from the last send of its table's seeks to when it heard."""
+        tables: dict[str, list[str]] = {}
+        for seek_id, (_, seek) in self.heard.items():
+            if seek["status"] == "matched":
+                tables.setdefault(seek["game_id"], []).append(seek_id)
+        times = []
+        for seek_ids in tables.values():
+            ready = max(self.sent[seek_id] for seek_id in seek_ids)
+            times.extend(self.heard[seek_id][0] - ready for seek_id in seek_ids)
+        return times
+
+    def problems(self, port: int) -> list[str]:
+        """What breaks exactly-once: a lost seek, one left waiting, a game whose seats are not
+        exactly the players whose seeks name it."""
+        found = list(self.errors)
+        lost = set(self.sent) - set(self.heard)
+        found += [f"seek {seek_id} never settled" for seek_id in sorted(lost)]
+        games: dict[str, list[dict]] = {}
+        for _, seek in self.heard.values():
+            if seek["status"] == "matched":
+                games.setdefault(seek["game_id"], []).append(seek)
+            elif seek["status"] != "expired":
+                found.append(f"seek {seek['id']} ended {seek['status']}")
+        conn = connection(port)
+        for game_id, seeks in games.items():
+            status, game = call(conn, "GET", f"/games/{game_id}")
+            seats = [s["player"] for s in game.get("seats", [])] if status == 200 else []
+            if len(seeks) != len(seats):
+                found.append(f"game {game_id}: {len(seeks)} seeks for {len(seats)} seats")
+                continue
+            if any(seats[s["seat"]] != self.owner[s["id"]] for s in seeks):
+                found.append(f"game {game_id}: its seats are not its seeks' players")
+        return found
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument("--players", type=int, default=200)
+    parser.add_argument("--waves", type=int, default=3)
+    parser.add_argument("--clients", type=int, default=8, help="clients playing bots meanwhile")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers per instance")
+    args = parser.parse_args()
+    if not Path("/usr/sbin/haproxy").exists():
+        print("bench/matchmaking.py skipped: no /usr/sbin/haproxy (scripts/ensure-haproxy)")
+        return 0
+    print(f"{args.players} players x {args.waves} waves, {args.clients} clients playing bots, "
+          f"{args.seconds:.0f} s a run, 2 instances x {args.workers} workers, {os.cpu_count()} "
+          f"cores, load average {os.getloadavg()[0]:.1f} at the start")  # fmt: skip
+    # Every player here comes from one address: past the balancer's cap on one address's
+    # connections (deploy/haproxy.cfg, 100 by default) it would refuse them.
+    os.environ["LB_CONNECTIONS_PER_ADDRESS"] = str(args.players + args.clients + 50)
+    with (
+        fresh_database() as url,
+        instances(2, args.workers, url) as ports,
+        contextlib.ExitStack() as stack,
+    ):
+        port = stack.enter_context(balancer(ports))
+        return measure(port, args)
+
+
+def measure(port: int, args: argparse.Namespace) -> int:
+    load(port, args.clients, 2)  # warm every worker up
+    alone = load(port, args.clients, args.seconds)
+    players = make_players(port, args.players)
+    waves: list[Wave] = []
+
+    def seek_waves() -> None:
+        for _ in range(args.waves):
+            wave = Wave(port, players)
+            wave.run()
+            waves.append(wave)
+
+    seeking = threading.Thread(target=seek_waves)
+    seeking.start()
+    beside = load(port, args.clients, args.seconds)
+    seeking.join(timeout=600)
+    times = [t for wave in waves for t in wave.match_times()]
+    problems = [p for wave in waves for p in wave.problems(port)]
+    settled = [s for wave in waves for _, s in wave.heard.values()]
+    games = {s["game_id"] for s in settled if s["status"] == "matched"}
+    expired = sum(1 for s in settled if s["status"] == "expired")
+    kept = (len(beside) / args.seconds) / (len(alone) / args.seconds)
+    print(f"seeks {sum(len(w.sent) for w in waves)}, settled {len(settled)} ({expired} expired),"
+          f" games {len(games)}, problems {len(problems)}")  # fmt: skip
+    print(f"time to match: p50 {percentile(times, 0.5):.3f} s, p99 {percentile(times, 0.99):.3f} s,"
+          f" max {max(times, default=float('nan')):.3f} s (goal: p99 <= 2 s)")  # fmt: skip
+    print(f"moves/s: {len(alone) / args.seconds:.0f} alone, {len(beside) / args.seconds:.0f} "
+          f"while seeking ({kept:.0%} kept; goal: >= 90%)")  # fmt: skip
+    for problem in problems[:20]:
+        print(f"  {problem}")
+    met = not problems and percentile(times, 0.99) <= GOALS["p99_seconds"]
+    met = met and kept >= GOALS["moves_kept"]
+    print("goals met" if met else "goals NOT met")
+    return 0 if not problems else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
