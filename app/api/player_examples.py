@@ -14,8 +14,9 @@ def record_players(book: Any) -> None:
                           request=("player", "A player of one's own"))  # fmt: skip
     badr = book.exchange("POST /players", "/players", {"name": "Badr"}, status=201)
     book.exchange("GET /players/me", "/players/me", status=200, token=amira["token"])
+    rename = ("rename", "The name later seats take")
     book.exchange("PATCH /players/me", "/players/me", {"name": "Amira"}, status=200,
-                  token=amira["token"], request=("rename", "The name later seats take"))  # fmt: skip
+                  token=amira["token"], request=rename)  # fmt: skip
     rated = {"players": [{"player": "me", "seed": "amira-7f3c"}, {"open": True}],
              "rated": True, "rules": {"target_score": 1}}  # fmt: skip
     created = book.exchange(

@@ -10,8 +10,8 @@ from typing import Any
 
 from sqlalchemy import Table, insert, select, update
 
-from app.persistence.models import PlayerRow
-from app.persistence.repository import GAMES, SEATS, SqlGameRepository, older_than
+from app.persistence.models import GAMES, SEATS, PlayerRow
+from app.persistence.repository import SqlGameRepository, older_than
 from app.persistence.statements import now, storable, utc
 from app.services.errors import ConcurrentUpdate
 from app.services.player_store import Outcome, PlayedGame, PlayerRecord, PlayerRepository

@@ -2,8 +2,9 @@
 
 `/` is the lobby and table, `/play/<id>` opens one game on the same page, `/replay/<id>` steps
 through a finished game and re-checks its fairness in the browser, `/profile` (or
-`/profile/<player id>`) shows a player's rating, its chart, its games and the leaderboard. The pages are plain files
-in `static/`; the JavaScript reads the game id from the address itself.
+`/profile/<player id>`) shows a player's rating, its chart, its games and the
+leaderboard. The pages are plain files in `static/`; the JavaScript reads the game or
+player id from the address itself.
 """
 
 from flask import Blueprint, Response

@@ -13,7 +13,10 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = yaml.safe_load((ROOT / "openapi.yaml").read_text())
 OPERATIONS = sum(
-    1 for ops in SPEC["paths"].values() for method in ops if method in ("get", "post", "patch", "delete")
+    1
+    for ops in SPEC["paths"].values()
+    for method in ops
+    if method in ("get", "post", "patch", "delete")
 )
 
 pytestmark = pytest.mark.browser

@@ -122,7 +122,9 @@ def test_the_profile_shows_the_rating_its_chart_the_games_and_the_leaderboard(
     links = page.eval_on_selector_all("#history a", "as => as.map(a => a.getAttribute('href'))")
     assert links == [f"/replay/{g}" for g in reversed(games)]  # newest first, to the replays
     board = api.call("GET", "/leaderboard?limit=20")["players"]
-    shown = page.eval_on_selector_all("#leaderboard li[data-player]", "ls => ls.map(l => l.dataset.player)")
+    shown = page.eval_on_selector_all(
+        "#leaderboard li[data-player]", "ls => ls.map(l => l.dataset.player)"
+    )
     assert shown == [p["id"] for p in board]
     screenshot(page, "profile")
     page.click("#history a >> nth=0")
