@@ -17,7 +17,7 @@ from app.services.retention import compact_logs
 from .helpers import bearer, human_vs_bot, play_to_end
 from .sse import records
 
-SWEEPS = 500  # batches at most: the session's database holds every other test's games too
+SWEEPS = 500  # batches at most: the test run's database holds every other test's games too
 
 
 def finished_match(client: Any) -> tuple[str, str]:

@@ -2,7 +2,7 @@
 bots after a while, one waiting seek per player, cancelling, expiry, the long poll, and every
 seek matched once however many requests race.
 
-The session's database keeps the seeks of earlier tests: each test seeks with rules of its own
+The test run's database keeps the seeks of earlier tests: each test seeks with rules of its own
 (a target score nobody else uses), so only its own seeks are of one kind."""
 
 from __future__ import annotations
