@@ -58,15 +58,20 @@ def test_a_search_is_cancelled_and_a_bot_comes_when_nobody_does(
     page = new_page()
     open_lobby(page, live_server_url)
     seek(page, rated=False)
+    page.wait_for_selector("#online[data-seek]")  # the POST has answered
     seek_id = page.get_attribute("#online", "data-seek")
     page.click("#seek-cancel")
     page.wait_for_selector("#seeking", state="hidden")
+    page.wait_for_selector("#online:not([data-seek])")
     player = api.call("GET", "/players/me", token=page.evaluate(
         "JSON.parse(localStorage.getItem('basra:player')).token"))  # fmt: skip
     assert player["stats"]["played"] == 0
+    token = page.evaluate("JSON.parse(localStorage.getItem('basra:player')).token")
+    assert api.call("GET", f"/seeks/{seek_id}", token=token)["status"] == "cancelled"
     # Four players (nobody else seeks four here), a bot for each seat nobody came for.
     page.check("#online-4")
     seek(page, rated=False, bot=True)
+    page.wait_for_selector("#online[data-seek]")
     assert page.get_attribute("#online", "data-seek") != seek_id
     game_id = table_of(page)  # within the lobby's 20 s and a pairing pass
     seats = api.view(game_id)["seats"]

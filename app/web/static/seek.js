@@ -79,6 +79,7 @@ export async function cancelSeek(onError) {
   const id = search.id;
   search.cancelled = true;
   search.id = null;
+  delete $("online").dataset.seek;
   showSearching(false);
   if (!id) return;
   try {
