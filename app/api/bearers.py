@@ -19,11 +19,10 @@ import jwt
 from flask import current_app
 
 from app.api.errors import ApiError
-from app.api.requests import bearer_token
+from app.api.requests import bearer_token, unit_of_work
 from app.services import players
 from app.services.access import Bearer
 from app.services.player_store import PlayerRecord
-from app.services.unit_of_work import AbstractUnitOfWork
 
 HMAC_ALGORITHMS = frozenset({"HS256", "HS384", "HS512"})
 _FAILURES: tuple[tuple[type[Exception], str], ...] = (
@@ -118,11 +117,6 @@ def _name(claimed: Any) -> str:
     return text[:40] or "player"
 
 
-def _uow() -> AbstractUnitOfWork:
-    uow: AbstractUnitOfWork = current_app.extensions["basra_uow"]()
-    return uow
-
-
 def caller() -> Bearer:
     """The request's bearer; a signed token is verified here (401 if it does not verify),
     and its subject's player made on first sight."""
@@ -131,9 +125,9 @@ def caller() -> Bearer:
     if token is None or not signed.configured or not looks_signed(token):
         return token
     identity = signed.identity(token)
-    return players.signed_in(_uow(), identity.subject, identity.name)
+    return players.signed_in(unit_of_work(), identity.subject, identity.name)
 
 
 def calling_player() -> PlayerRecord:
     """The player the request's bearer names (401 if none)."""
-    return players.identify(_uow(), caller())
+    return players.identify(unit_of_work(), caller())

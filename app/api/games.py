@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any, TypeVar
 
 from flask import Response, current_app, jsonify
@@ -19,16 +18,17 @@ from app.api.requests import (
     VERSION_PATTERN,
     after_access,
     bearer_token,
+    clock_now,
     idempotency_key,
     json_body,
     query,
+    unit_of_work,
     version_header,
 )
 from app.services import audit, games
 from app.services.access import Bearer
 from app.services.creation import Player
 from app.services.game_images import GameImages
-from app.services.unit_of_work import AbstractUnitOfWork
 
 T = TypeVar("T")
 blp = Blueprint(
@@ -48,22 +48,10 @@ ETAG = {
 }
 
 
-def _uow() -> AbstractUnitOfWork:
-    """A unit of work for this request (the app factory decides which kind)."""
-    uow: AbstractUnitOfWork = current_app.extensions["basra_uow"]()
-    return uow
-
-
 def _images() -> GameImages:
     """This process's images of games, which a player's next move may start from."""
     images: GameImages = current_app.extensions["basra_images"]
     return images
-
-
-def _now() -> datetime:
-    """The time as the app's clock says (tests may set ``CLOCK``)."""
-    now: datetime = current_app.config["CLOCK"]()
-    return now
 
 
 def _waiting_seconds() -> int:
@@ -78,7 +66,8 @@ def _checked(game_id: str, token: Bearer, read: Callable[[], T], seated_only: bo
     """``read()`` a part of the request, refused only once the game (404) and the token
     (401/403) have passed."""
     return after_access(
-        lambda: games.check_access(_uow(), game_id, token, seated_only, now=_now()), read
+        lambda: games.check_access(unit_of_work(), game_id, token, seated_only, now=clock_now()),
+        read,
     )
 
 
@@ -144,8 +133,9 @@ class GameCollection(MethodView):
         spec = json_body(schemas.CreateGameSchema)
         players = _players(spec["players"])
         created = games.create_game(
-            _uow(), players, spec.get("rules"), spec.get("deck"), public=spec.get("public", False),
-            waiting_seconds=_waiting_seconds(), now=_now(), images=_images(),
+            unit_of_work(), players, spec.get("rules"), spec.get("deck"),
+            public=spec.get("public", False),
+            waiting_seconds=_waiting_seconds(), now=clock_now(), images=_images(),
             bot_backlog=current_app.config["BOT_BACKLOG"], rated=spec.get("rated", False),
         )  # fmt: skip
         if created.bots_only:  # 201 now; the match is played in the background
@@ -175,7 +165,7 @@ class GameCollection(MethodView):
     def get(self) -> Response:
         args = query(schemas.GamesQuerySchema)
         return jsonify(
-            audit.list_games(_uow(), args.get("status"), args["limit"], args.get("cursor"))
+            audit.list_games(unit_of_work(), args.get("status"), args["limit"], args.get("cursor"))
         )
 
 
@@ -214,10 +204,10 @@ class GameResource(MethodView):
         token = caller()
         known = _version_or_none("If-None-Match")  # a validator not of ours matches nothing
         if known is not None:
-            current = games.check_access(_uow(), game_id, token, now=_now()).version
+            current = games.check_access(unit_of_work(), game_id, token, now=clock_now()).version
             if known == current:
                 return _with_etag(Response(status=304), current, private=token is not None)
-        view = audit.view(_uow(), game_id, token, now=_now())
+        view = audit.view(unit_of_work(), game_id, token, now=clock_now())
         return _with_etag(jsonify(view), view["version"], private=token is not None)
 
 
@@ -265,8 +255,8 @@ class JoinResource(MethodView):
             raise ApiError("invalid_request", "joining needs a name, or a player's bearer",
                            errors={"name": ["Missing data for required field."]})  # fmt: skip
         joined = games.join_game(
-            _uow(), game_id, name, body.get("seed"), invite=body.get("invite"),
-            waiting_seconds=_waiting_seconds(), now=_now(),
+            unit_of_work(), game_id, name, body.get("seed"), invite=body.get("invite"),
+            waiting_seconds=_waiting_seconds(), now=clock_now(),
             player_id=player.id if player is not None else None,
         )  # fmt: skip
         response = jsonify(
@@ -343,7 +333,7 @@ class MovesResource(MethodView):
     def post(self, game_id: str) -> Response:
         token = caller()
         command = _checked(game_id, token, lambda: _play_card(game_id, token), seated_only=True)
-        played = games.play_card(_uow(), command, now=_now(), images=_images())
+        played = games.play_card(unit_of_work(), command, now=clock_now(), images=_images())
         response = jsonify(played.to_dict())
         response.status_code = 201
         return _with_etag(response, played.state["version"], private=True)
@@ -364,7 +354,7 @@ class MovesResource(MethodView):
         },
     )
     def get(self, game_id: str) -> Response:
-        return jsonify({"moves": audit.moves(_uow(), game_id)})
+        return jsonify({"moves": audit.moves(unit_of_work(), game_id)})
 
 
 @blp.route("/<game_id>/resign")
@@ -388,7 +378,7 @@ class ResignResource(MethodView):
         },
     )
     def post(self, game_id: str) -> Response:
-        resigned = games.resign_game(_uow(), game_id, caller(), _now(), _images())
+        resigned = games.resign_game(unit_of_work(), game_id, caller(), clock_now(), _images())
         response = jsonify({"state": resigned.state})
         response.status_code = 201
         return _with_etag(response, resigned.state["version"], private=True)
@@ -417,7 +407,7 @@ class EventsResource(MethodView):
     def get(self, game_id: str) -> Response:
         token = caller()
         args = _checked(game_id, token, lambda: query(schemas.EventsQuerySchema))
-        return jsonify(audit.events(_uow(), game_id, token, args["after"], args["limit"]))
+        return jsonify(audit.events(unit_of_work(), game_id, token, args["after"], args["limit"]))
 
 
 @blp.route("/<game_id>/replay")
@@ -441,7 +431,7 @@ class ReplayResource(MethodView):
     )
     def get(self, game_id: str) -> Response:
         args = _checked(game_id, None, lambda: query(schemas.ReplayQuerySchema))
-        return jsonify(audit.replay_step(_uow(), game_id, args["step"]).to_dict())
+        return jsonify(audit.replay_step(unit_of_work(), game_id, args["step"]).to_dict())
 
 
 @blp.route("/<game_id>/verify")
@@ -463,7 +453,7 @@ class VerifyResource(MethodView):
         },
     )
     def get(self, game_id: str) -> Response:
-        return jsonify(audit.verify(_uow(), game_id))
+        return jsonify(audit.verify(unit_of_work(), game_id))
 
 
 @blp.route("/<game_id>/fairness")
@@ -485,7 +475,7 @@ class FairnessResource(MethodView):
         },
     )
     def get(self, game_id: str) -> Response:
-        return jsonify(audit.fairness(_uow(), game_id))
+        return jsonify(audit.fairness(unit_of_work(), game_id))
 
 
 def _players(entries: list[dict[str, Any]]) -> list[Player]:

@@ -11,23 +11,17 @@ from swagger_ui_bundle import swagger_ui_path
 from app.api.contract import problems
 from app.api.errors import problem
 from app.api.limits import counted_where
-from app.api.requests import bearer_token
+from app.api.requests import bearer_token, unit_of_work
 from app.observability import metrics
 from app.services.errors import Unavailable
-from app.services.unit_of_work import AbstractUnitOfWork
 
 bp = Blueprint("meta", __name__)
-
-
-def _uow() -> AbstractUnitOfWork:
-    uow: AbstractUnitOfWork = current_app.extensions["basra_uow"]()
-    return uow
 
 
 @bp.get("/healthz")
 def healthz() -> Response:
     try:
-        _uow().ping()
+        unit_of_work().ping()
     except Unavailable:
         return problem("unavailable", "the database is not answering")
     return Response('{"status":"ok"}\n', mimetype="application/json")
@@ -37,7 +31,7 @@ def healthz() -> Response:
 def readyz() -> Response:
     """Ready for traffic: the database answers and its schema is the one this code expects."""
     try:
-        current, newest = _uow().schema_revisions()
+        current, newest = unit_of_work().schema_revisions()
     except Unavailable:
         return problem("unavailable", "the database is not answering", {"Retry-After": "1"})
     if current != newest:

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, current_app, jsonify
+from flask import Response, jsonify
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from app.api import player_schemas as schemas
 from app.api.bearers import calling_player
 from app.api.contract import problems
-from app.api.requests import json_body, query
+from app.api.requests import json_body, query, unit_of_work
 from app.api.schemas import GamesQuerySchema
 from app.services import players
-from app.services.unit_of_work import AbstractUnitOfWork
 
 blp = Blueprint(
     "players", __name__, url_prefix="/players",
@@ -24,11 +23,6 @@ leaderboard_blp = Blueprint(
     "leaderboard", __name__, url_prefix="/leaderboard", description="The highest rated players."
 )
 BEARER: list[dict[str, list[str]]] = [{"bearerAuth": []}]
-
-
-def _uow() -> AbstractUnitOfWork:
-    uow: AbstractUnitOfWork = current_app.extensions["basra_uow"]()
-    return uow
 
 
 def _answer(schema: type, description: str) -> dict[str, Any]:
@@ -62,7 +56,7 @@ class PlayerCollection(MethodView):
     )  # fmt: skip
     def post(self) -> Response:
         body = json_body(schemas.CreatePlayerSchema)
-        created = players.create_player(_uow(), body["name"])
+        created = players.create_player(unit_of_work(), body["name"])
         response = jsonify(created.to_dict())
         response.status_code = 201
         response.headers["Location"] = f"/players/{created.player.id}"
@@ -103,7 +97,7 @@ class MeResource(MethodView):
     def patch(self) -> Response:
         player = calling_player()  # API.md's order: the token, then the body
         body = json_body(schemas.RenamePlayerSchema)
-        renamed = players.rename_player(_uow(), player, body["name"])
+        renamed = players.rename_player(unit_of_work(), player, body["name"])
         return _private(jsonify(players.profile(renamed)))
 
 
@@ -119,7 +113,7 @@ class PlayerResource(MethodView):
         },
     )
     def get(self, player_id: str) -> Response:
-        return jsonify(players.profile(players.find_player(_uow(), player_id)))
+        return jsonify(players.profile(players.find_player(unit_of_work(), player_id)))
 
 
 @blp.route("/<player_id>/games")
@@ -141,7 +135,7 @@ class PlayerGamesResource(MethodView):
     def get(self, player_id: str) -> Response:
         args = query(GamesQuerySchema)
         page = players.player_games(
-            _uow(), player_id, args.get("status"), args["limit"], args.get("cursor")
+            unit_of_work(), player_id, args.get("status"), args["limit"], args.get("cursor")
         )
         return jsonify(page)
 
@@ -163,4 +157,4 @@ class LeaderboardResource(MethodView):
     )
     def get(self) -> Response:
         args = query(schemas.LeaderboardQuerySchema)
-        return jsonify(players.leaderboard(_uow(), args["limit"]))
+        return jsonify(players.leaderboard(unit_of_work(), args["limit"]))

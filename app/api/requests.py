@@ -6,15 +6,17 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from datetime import datetime
 from functools import cache
 from typing import Any, TypeVar
 
-from flask import request
+from flask import current_app, request
 from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import HTTPException
 
 from app.api.errors import ApiError
 from app.api.schemas import NO_NUL_PATTERN
+from app.services.unit_of_work import AbstractUnitOfWork
 
 _BEARER = re.compile(r"^\s*Bearer\s+(\S+)\s*$", re.IGNORECASE)
 # A version as If-Match / If-None-Match carry it ("12", W/"12", 12) or "*"; ASCII digits only.
@@ -138,3 +140,15 @@ def _instance(schema: type[Schema]) -> Schema:
     which cost a move more than reading its body. Loading keeps no state in the instance
     (marshmallow 4 has no context), so threads can share it."""
     return schema()
+
+
+def unit_of_work() -> AbstractUnitOfWork:
+    """A unit of work for this request (the app factory decides which kind)."""
+    uow: AbstractUnitOfWork = current_app.extensions["basra_uow"]()
+    return uow
+
+
+def clock_now() -> datetime:
+    """The time as the app's clock says (tests may set ``CLOCK``)."""
+    now: datetime = current_app.config["CLOCK"]()
+    return now

@@ -10,9 +10,9 @@ from flask_smorest import Blueprint
 
 from app.api.bearers import calling_player
 from app.api.contract import problems
-from app.api.games import BEARER, _now, _uow
+from app.api.games import BEARER
 from app.api.limits import client_address
-from app.api.requests import after_access, json_body, query
+from app.api.requests import after_access, clock_now, json_body, query, unit_of_work
 from app.api.seek_schemas import SeekOutSchema, SeekQuerySchema, SeekSchema, seek_body
 from app.background.matchmaker import Matchmaker
 from app.live.stream_slots import NoSlot, StreamSlots
@@ -83,8 +83,10 @@ class SeekCollection(MethodView):
         player = calling_player()
         spec = json_body(SeekSchema)
         seeker = seeking.Seeking(player.id, player.name, float(rating_of(player)["value"]))
-        seek = seeking.open_seek(_uow(), seeker, spec["players"], spec.get("rated", False),
-                                 spec.get("rules"), spec.get("bot_after"), now=_now())  # fmt: skip
+        seek = seeking.open_seek(
+            unit_of_work(), seeker, spec["players"], spec.get("rated", False),
+            spec.get("rules"), spec.get("bot_after"), now=clock_now(),
+        )  # fmt: skip
         _matchmaker().pair_now()  # a compatible seek waiting already is paired before we answer
         response = _answer(seek, 201)
         response.headers["Location"] = f"/seeks/{seek.id}"
@@ -112,7 +114,7 @@ class SeekResource(MethodView):
     )
     def get(self, seek_id: str) -> Response:
         player_id = _player_id()
-        owned = lambda: seeking.seek_of(_uow(), seek_id, player_id, _now())  # noqa: E731
+        owned = lambda: seeking.seek_of(unit_of_work(), seek_id, player_id, clock_now())  # noqa: E731
         args = after_access(owned, lambda: query(SeekQuerySchema))
         seek = owned()
         if seek.status == WAITING and args["wait"] > 0:
@@ -130,7 +132,7 @@ class SeekResource(MethodView):
         },
     )
     def delete(self, seek_id: str) -> Response:
-        seeking.cancel_seek(_uow(), seek_id, _player_id(), _now())
+        seeking.cancel_seek(unit_of_work(), seek_id, _player_id(), clock_now())
         _matchmaker().waits.settled([seek_id])
         return Response(status=204)
 

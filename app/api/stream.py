@@ -13,9 +13,9 @@ from flask.views import MethodView
 from app.api import schemas
 from app.api.contract import problems, ref
 from app.api.errors import ApiError, problem
-from app.api.games import _uow, blp
+from app.api.games import blp
 from app.api.limits import client_address
-from app.api.requests import query
+from app.api.requests import query, unit_of_work
 from app.live import feed
 from app.live.hub import Hub
 from app.live.outlet import Outlet
@@ -111,7 +111,7 @@ def _after(game_id: str) -> int:
                 )
             after = min(int(header), _LARGEST)  # past the game's version: feed.read clamps
     except ApiError:
-        games.check_access(_uow(), game_id, None)  # 404 before 422
+        games.check_access(unit_of_work(), game_id, None)  # 404 before 422
         raise
     return int(after)
 
@@ -190,7 +190,7 @@ class StreamResource(MethodView):
     )
     def get(self, game_id: str) -> Response:
         after = _after(game_id)
-        first = feed.read(_uow(), game_id, after)  # 404 here, before the stream starts
+        first = feed.read(unit_of_work(), game_id, after)  # 404 here, before the stream starts
         slots: StreamSlots = current_app.extensions["basra_stream_slots"]
         give_back = slots.take(client_address())
         if give_back is NoSlot.SERVER_FULL:
