@@ -25,6 +25,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from app.live.stream_slots import StreamSlots
     from app.persistence import Database, SqlUnitOfWork
     from app.services.game_images import GameImages
+    from app.services.imaged_games import ImagedUnitOfWork
 
     app = Flask(__name__)
     app.config.update(load_settings(config))
@@ -34,9 +35,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     install_json(app)  # orjson, keys in the order they were written
     database = Database(app.config["DATABASE_URL"])
     app.extensions["basra_db"] = database
-    # The API asks this for a unit of work per use case; only here is it tied to SQL.
-    app.extensions["basra_uow"] = lambda: SqlUnitOfWork(database)
-    app.extensions["basra_images"] = GameImages(app.config["GAME_IMAGES"])
+    # The API asks this for a unit of work per use case; only here is it tied to SQL. Every
+    # save keeps or drops its game's image; a move may start from one (imaged_games.py).
+    images = GameImages(app.config["GAME_IMAGES"])
+    app.extensions["basra_images"] = images
+    app.extensions["basra_uow"] = lambda from_images=False: ImagedUnitOfWork(
+        SqlUnitOfWork(database), images, serve=from_images
+    )
     telemetry.install(app)  # first: every later hook and refusal already has a request id
     app.extensions["basra_hub"] = _stream_hub(app, database)
     app.extensions["basra_stream_slots"] = StreamSlots(

@@ -28,7 +28,6 @@ from app.api.requests import (
 from app.services import audit, games
 from app.services.access import Bearer
 from app.services.creation import Player
-from app.services.game_images import GameImages
 
 T = TypeVar("T")
 blp = Blueprint(
@@ -46,12 +45,6 @@ ETAG = {
         "schema": {"type": "string"},
     }
 }
-
-
-def _images() -> GameImages:
-    """This process's images of games, which a player's next move may start from."""
-    images: GameImages = current_app.extensions["basra_images"]
-    return images
 
 
 def _waiting_seconds() -> int:
@@ -135,7 +128,7 @@ class GameCollection(MethodView):
         created = games.create_game(
             unit_of_work(), players, spec.get("rules"), spec.get("deck"),
             public=spec.get("public", False),
-            waiting_seconds=_waiting_seconds(), now=clock_now(), images=_images(),
+            waiting_seconds=_waiting_seconds(), now=clock_now(),
             bot_backlog=current_app.config["BOT_BACKLOG"], rated=spec.get("rated", False),
         )  # fmt: skip
         if created.bots_only:  # 201 now; the match is played in the background
@@ -333,7 +326,7 @@ class MovesResource(MethodView):
     def post(self, game_id: str) -> Response:
         token = caller()
         command = _checked(game_id, token, lambda: _play_card(game_id, token), seated_only=True)
-        played = games.play_card(unit_of_work(), command, now=clock_now(), images=_images())
+        played = games.play_card(unit_of_work(from_images=True), command, now=clock_now())
         response = jsonify(played.to_dict())
         response.status_code = 201
         return _with_etag(response, played.state["version"], private=True)
@@ -378,7 +371,7 @@ class ResignResource(MethodView):
         },
     )
     def post(self, game_id: str) -> Response:
-        resigned = games.resign_game(unit_of_work(), game_id, caller(), clock_now(), _images())
+        resigned = games.resign_game(unit_of_work(), game_id, caller(), clock_now())
         response = jsonify({"state": resigned.state})
         response.status_code = 201
         return _with_etag(response, resigned.state["version"], private=True)

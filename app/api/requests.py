@@ -142,9 +142,10 @@ def _instance(schema: type[Schema]) -> Schema:
     return schema()
 
 
-def unit_of_work() -> AbstractUnitOfWork:
-    """A unit of work for this request (the app factory decides which kind)."""
-    uow: AbstractUnitOfWork = current_app.extensions["basra_uow"]()
+def unit_of_work(from_images: bool = False) -> AbstractUnitOfWork:
+    """A unit of work for this request (the app factory decides which kind). ``from_images``:
+    a game may be loaded from this process's image of it (a move: app/services/imaged_games.py)."""
+    uow: AbstractUnitOfWork = current_app.extensions["basra_uow"](from_images)
     return uow
 
 

@@ -1,23 +1,18 @@
 """Images of games as this process last saved them, so that the next move of the same
 player need not load its game first: a move against bots (the caller's card and the bots'
 replies, the app's everyday game) is then one statement to the database, its save, as a
-health check is one ``SELECT 1`` (docs/performance.md, "Images of games").
+health check is one ``SELECT 1`` (docs/performance.md). ``imaged_games.py`` puts them in front
+of the repository; the use cases do not know they are there.
 
 The database stays the truth, and any process may still serve any move. An image is a game
 exactly as its row stood at one version, and every change to a game moves its version on
 (a move, a join, a timeout, a resignation). A move decided from an image is saved with the
 version check every save makes, so a stale image (the game moved on in another process or
-instance: a sweeper, a second player, a resignation) costs one refused save, after which the
-move is decided again from a fresh load. Whatever a move decided from an image refuses (not
-your turn, a card not in hand, a token of a seat taken since, a stale If-Match) is decided
-again from a fresh load too: only the database's state is ever refused against. An answer
-stored under an Idempotency-Key is not looked up from an image: the save stores the move's
-answer under the key's primary key, so a key used before fails the save, and the move is
-decided again from the database, which finds the stored answer.
+instance) costs one refused save, after which the move is decided again from a load.
 
 An image is taken out when used, so no two requests share one (the engine changes the state
 it is given), and kept again only by a save that committed. A game is kept only when its
-next move is the same seat's (a human against bots): two humans whose requests reach two
+next move is its one human seat's (a human against bots): two humans whose requests reach two
 processes would otherwise find a stale image on every move, and pay a refused save each.
 For the same reason a process keeps no image of a game once one of its images missed: the
 game's requests wander between processes (a client that opens a connection a request, on
@@ -101,23 +96,29 @@ class GameImages:
         with self._lock:
             return self._images.get(game_id)
 
-    def keep(self, game: GameRecord, seat: int) -> None:
-        """Keep the image of a game just saved, if its next move is ``seat``'s own."""
-        if self.capacity <= 0 or not _next_move_is(game, seat):
+    def keep(self, game: GameRecord) -> None:
+        """After a committed save: keep the game's image if its next move is its one human
+        seat's (a human against bots), else keep none."""
+        if self.capacity <= 0 or not _one_human_to_move(game):
             self.forget(game.id)
             return
         image = GameImage.of(game)
+        if image is None:
+            self.forget(game.id)
+            return
         with self._lock:
-            if image is None or game.id in self._wandering:
-                self._images.pop(game.id, None)
-                return
-            self._images[game.id] = image
-            self._images.move_to_end(game.id)
-            while len(self._images) > self.capacity:
-                self._images.popitem(last=False)
+            if game.id not in self._wandering:
+                self._store(image)
+
+    def put_back(self, image: GameImage) -> None:
+        """An image taken for a request that did not go through, found to be the game as the
+        database still has it: kept again, unless a newer one was kept meanwhile."""
+        with self._lock:
+            if image.fields["id"] not in self._images:
+                self._store(image)
 
     def missed(self, game_id: str) -> None:
-        """An image of the game was stale or refused its move: keep none of it again."""
+        """An image of the game was stale: keep none of it again."""
         with self._lock:
             self._images.pop(game_id, None)
             self._wandering[game_id] = None
@@ -126,11 +127,22 @@ class GameImages:
                 self._wandering.popitem(last=False)
 
     def forget(self, game_id: str) -> None:
-        """The game is changing in a way no image of it says (a resignation)."""
         with self._lock:
             self._images.pop(game_id, None)
 
+    def _store(self, image: GameImage) -> None:
+        game_id = image.fields["id"]
+        self._images[game_id] = image
+        self._images.move_to_end(game_id)
+        while len(self._images) > self.capacity:
+            self._images.popitem(last=False)
 
-def _next_move_is(game: GameRecord, seat: int) -> bool:
+
+def _one_human_to_move(game: GameRecord) -> bool:
+    """Active, and every seat but the one to move is a bot's (or a bot took it over): the
+    next request to change the game is that seat's own next move."""
+    if game.status != ACTIVE:
+        return False
     state = game.state
-    return game.status == ACTIVE and state.turn == seat and seat not in state.taken_by_bot
+    humans = [s.seat for s in game.seats if s.bot is None and s.seat not in state.taken_by_bot]
+    return humans == [state.turn]

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from app.engine import Card, EngineError, GameNotActive, Play, Resign
+from app.engine import Card, GameNotActive, Play, Resign
 from app.engine.fairness import ALGORITHM
 from app.engine.game import check_turn
 from app.observability import metrics
-from app.services.access import Bearer, SignedPlayer, seat_of, seated
+from app.services.access import Bearer, seat_of, seated
 from app.services.creation import (
     Player,
     check_rated,
@@ -26,7 +26,6 @@ from app.services.creation import (
 )
 from app.services.deadlines import (
     DEFAULT_WAITING_SECONDS,
-    is_due,
     load_settled,
     restamp,
     utc_now,
@@ -34,16 +33,12 @@ from app.services.deadlines import (
 from app.services.errors import (
     AlreadySeated,
     Backlogged,
-    ConcurrentUpdate,
     Forbidden,
     GameFull,
     IdempotencyConflict,
     PlayerRequired,
-    ServiceError,
-    Unavailable,
     VersionMismatch,
 )
-from app.services.game_images import GameImages
 from app.services.log import SEAT_JOINED
 from app.services.model import ACTIVE, WAITING, GameRecord
 from app.services.ratings import settle_end
@@ -131,7 +126,6 @@ def create_game(
     public: bool = False,
     waiting_seconds: int = DEFAULT_WAITING_SECONDS,
     now: datetime | None = None,
-    images: GameImages | None = None,
     bot_backlog: int | None = None,
     rated: bool = False,
 ) -> Created:
@@ -158,8 +152,6 @@ def create_game(
         start(game, moves, play_bots=not bots_only)
     restamp(game, now, waiting_seconds)
     retrying(lambda: _add(uow, game), attempts=1)  # a clash of new ids is a Busy, not a 500
-    if images is not None and tokens:
-        images.keep(game, min(tokens))  # the creator's first move, against bots
     metrics.game_created()
     metrics.moves_applied(len(moves))
     return _created(game, tokens, moves, invite)
@@ -240,70 +232,20 @@ class PlayCard:
     idempotency_key: str | None = None
 
 
-def play_card(
-    uow: AbstractUnitOfWork,
-    command: PlayCard,
-    now: datetime | None = None,
-    images: GameImages | None = None,
-) -> Played:
+def play_card(uow: AbstractUnitOfWork, command: PlayCard, now: datetime | None = None) -> Played:
     """Play the caller's card, then any bot replies. API.md's order of checks: game,
     token, card code, stored idempotent answer, then turn, version and hand. A turn whose
     clock ran out was played for its seat before this card is looked at. The first attempt
-    holds no lock while it decides (a lost race is retried with one: ``retrying_locked``).
-    With ``images``, a move may first be decided from the image this process kept of the
-    game: unless that ends in a committed save (or a database that does not answer), the move
-    is decided again as above, from a load (game_images.py)."""
+    holds no lock while it decides (a lost race is retried with one: ``retrying_locked``)."""
     moment = now or utc_now()
     begun = time.monotonic()
     replies_by = replies_deadline()  # for every retry together
-    played = _from_image(uow, command, moment, begun, replies_by, images) if images else None
-    if played is None:
-        played = retrying_locked(
-            lambda locked: _play_card_once(uow, command, moment, begun, replies_by, locked, images)
-        )
+    played = retrying_locked(
+        lambda locked: _play_card_once(uow, command, moment, begun, replies_by, locked)
+    )
     if not played.replayed:
         metrics.moves_applied(len(played.moves))
     return played
-
-
-def _from_image(
-    uow: AbstractUnitOfWork,
-    command: PlayCard,
-    now: datetime,
-    begun: float,
-    replies_by: float,
-    images: GameImages,
-) -> Played | None:
-    """The move decided from the game's image and saved, or None: there was none, its clock
-    ran out, the move was refused or the save found the game moved on. A token that holds
-    no seat of the image leaves it where it is, untouched: the database then refuses the
-    request, and a stranger's bogus moves cost the game's player nothing."""
-    kept = images.peek(command.game_id)
-    if kept is None or not _holds_a_seat(kept.token_hashes, command.token):
-        return None
-    image = images.take(command.game_id)
-    if image is None:  # another request took it meanwhile
-        return None
-    game = image.record()
-    if is_due(game, now):  # the timeout is settled from the database's state
-        return None
-    try:
-        played = _play_card_once(uow, command, now, begun, replies_by, False, images, game)
-    except Unavailable:
-        raise  # the database is away: deciding again would not bring it back
-    except (ServiceError, EngineError, ConcurrentUpdate):
-        images.missed(command.game_id)
-        metrics.image_missed()
-        return None
-    metrics.image_used()
-    return played
-
-
-def _holds_a_seat(token_hashes: Sequence[str | None], token: Bearer) -> bool:
-    if token is None or isinstance(token, SignedPlayer):  # a player's: decided from a load
-        return False
-    digest = hash_token(token)
-    return any(same_hash(held, digest) for held in token_hashes)
 
 
 def _play_card_once(
@@ -313,23 +255,15 @@ def _play_card_once(
     begun: float,
     replies_by: float,
     locked: bool,
-    images: GameImages | None = None,
-    imaged: GameRecord | None = None,
 ) -> Played:
     key = command.idempotency_key
     with uow:
-        if imaged is None:
-            game = load_settled(uow, command.game_id, now, for_update=locked, idempotency_key=key)
-        else:
-            game = imaged
+        game = load_settled(uow, command.game_id, now, for_update=locked, idempotency_key=key)
         seat = seated(uow, game, command.token)
         card = Card.parse(command.card)
         # A move's fingerprint is needed only to keep or compare its answer under a key.
         fingerprint = _fingerprint({"card": command.card}) if key is not None else ""
-        # From an image, a key used before fails the save (its answer's primary key).
-        stored = None
-        if key is not None and imaged is None:
-            stored = uow.games.stored_result(game.id, seat, key)
+        stored = uow.games.stored_result(game.id, seat, key) if key is not None else None
         if stored is not None:
             if stored.request_hash != fingerprint:
                 raise IdempotencyConflict("this Idempotency-Key was used with another body")
@@ -348,8 +282,6 @@ def _play_card_once(
         if key is not None:
             uow.games.store_result(game.id, seat, key, StoredResult(fingerprint, played.to_dict()))
         uow.commit()
-    if images is not None:
-        images.keep(game, seat)
     return played
 
 
@@ -363,7 +295,6 @@ def resign_game(
     game_id: str,
     token: Bearer,
     now: datetime | None = None,
-    images: GameImages | None = None,
 ) -> ResignedGame:
     """The caller's side loses now: the match is over and its seed revealed."""
     moment = now or utc_now()
@@ -380,10 +311,7 @@ def resign_game(
             uow.commit()
             return ResignedGame(game_view(game, seat))
 
-    resigned = retrying(attempt)
-    if images is not None:  # only once it is done: a refused resignation leaves the image be
-        images.forget(game_id)  # stale now; a match over keeps none
-    return resigned
+    return retrying(attempt)
 
 
 def _check_joiner(game: GameRecord, player_id: str | None) -> None:

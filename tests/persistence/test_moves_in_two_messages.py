@@ -18,6 +18,7 @@ from app.persistence import Database, SqlUnitOfWork
 from app.services import audit, games
 from app.services.creation import Player
 from app.services.game_images import GameImages
+from app.services.imaged_games import ImagedUnitOfWork
 from app.services.unit_of_work import StoredResult
 
 from .test_unit_of_work import loaded
@@ -162,15 +163,16 @@ def test_a_move_from_the_image_of_its_game_is_one_message_with_or_without_a_key(
 ):
     images = GameImages(10)
     created = games.create_game(
-        SqlUnitOfWork(database), [Player(name="Amira"), Player(bot="greedy")], images=images
+        ImagedUnitOfWork(SqlUnitOfWork(database), images),
+        [Player(name="Amira"), Player(bot="greedy")],
     )
     game_id, token = created.game_id, created.seats[0]["token"]
     cards = hand(database, game_id)
     counts = []
     for card, key in [(cards[0], None), (cards[1], "key-1"), (cards[2], None), (cards[3], "key-2")]:
         round_trips.clear()
-        games.play_card(SqlUnitOfWork(database), games.PlayCard(game_id, token, card,
-                        idempotency_key=key), images=images)  # fmt: skip
+        games.play_card(ImagedUnitOfWork(SqlUnitOfWork(database), images, serve=True),
+                        games.PlayCard(game_id, token, card, idempotency_key=key))  # fmt: skip
         counts.append(round_trips["waits"])
     # Only the save: the game's image stands for its load.
     assert counts == [1, 1, 1, 1]
