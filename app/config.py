@@ -126,7 +126,8 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         # Active games of bots alone past which a new one is refused (503, Retry-After: 30):
         # the background runner plays them in turns at half a core a machine. 0: no limit.
         "BOT_BACKLOG": int(os.environ.get("BOT_BACKLOG") or 200),
-        # Where counts live without Redis (app/api/limits.py); a limits storage URI.
+        # Where counts live without Redis (app/api/limits.py): a limits storage URI; unset,
+        # each process's memory.
         "RATE_LIMIT_STORAGE": os.environ.get("RATE_LIMIT_STORAGE") or None,
         # The served app (app.wsgi) sweeps unless SWEEPER=off; an app built by a test or a
         # tool (basra openapi) sweeps only when asked to.

@@ -19,10 +19,9 @@ A site is often given a whole /48 (65,536 /64s), so ``NETWORK_RATE_LIMIT`` count
 request of a /48 together as well, a looser limit over every route (16 addresses' worth).
 
 Where counts live: Redis when ``REDIS_URL`` is set (production: shared by every worker of every
-instance); otherwise ``RATE_LIMIT_STORAGE`` if set (any ``limits`` storage URI, e.g.
-``memory://`` for a single process); otherwise a SQLite file in the machine's temporary folder,
-one per ``DATABASE_URL`` (``basra-ratelimits-<hash>.sqlite3``), shared by the workers of that
-instance. ``RATE_LIMIT=off`` turns
+instance); otherwise ``RATE_LIMIT_STORAGE`` if set (any storage URI of the ``limits`` library);
+otherwise each process's memory (``memory://``), so that N workers of one instance let an address
+make up to N times each limit: set ``REDIS_URL`` wherever that matters. ``RATE_LIMIT=off`` turns
 every limit off, for benchmarks and load tests run from one address.
 """
 
@@ -38,11 +37,9 @@ from flask_limiter import Limiter
 from limits import RateLimitItem, parse
 from limits.strategies import RateLimiter
 
-from app.api import limit_store
 from app.api.addresses import client_ip
 from app.api.errors import problem, seconds_until
 from app.api.requests import bearer_token
-from app.config import machine_file
 
 BOT_MOVE_COST = {"random": 1, "greedy": 1, "skilled": 1, "expert": 10}  # ~ CPU per move, greedy = 1
 BOTS_ONLY_CREATE_COST = 5
@@ -92,14 +89,7 @@ def _no_token() -> bool:
 
 
 def storage_uri(config: dict[str, Any] | Any) -> str:
-    explicit = config.get("REDIS_URL") or config.get("RATE_LIMIT_STORAGE")
-    return str(explicit) if explicit else default_storage(str(config["DATABASE_URL"]))
-
-
-def default_storage(database_url: str) -> str:
-    """A file of this user's, one per database: the workers of an instance (same machine, same
-    DATABASE_URL) share it; two apps on other databases do not."""
-    return f"{limit_store.SCHEME}://{machine_file('ratelimits', database_url, '.sqlite3')}"
+    return str(config.get("REDIS_URL") or config.get("RATE_LIMIT_STORAGE") or "memory://")
 
 
 @dataclass
@@ -209,9 +199,9 @@ def _keep_retry_after(response: Response) -> Response:
 
 
 def counted_where(limiter: Limiter | None) -> str:
-    """Where the limits are counted now: ``storage`` (the configured one: Redis, or the file the
-    workers of an instance share), ``fallback`` (this process's memory, while that storage does
-    not answer) or ``off``."""
+    """Where the limits are counted now: ``storage`` (the configured one: Redis, or this
+    process's memory), ``fallback`` (this process's memory, while Redis does not answer) or
+    ``off``."""
     if limiter is None:
         return "off"
     return "storage" if limiter.limiter.storage is limiter.storage else "fallback"

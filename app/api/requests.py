@@ -12,10 +12,11 @@ from typing import Any, TypeVar
 
 from flask import current_app, request
 from marshmallow import Schema, ValidationError
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from app.api.errors import ApiError
 from app.api.schemas import NO_NUL_PATTERN
+from app.config import MAX_BODY_BYTES
 from app.services.unit_of_work import AbstractUnitOfWork
 
 _BEARER = re.compile(r"^\s*Bearer\s+(\S+)\s*$", re.IGNORECASE)
@@ -84,6 +85,8 @@ def after_access(check_access: Callable[[], object], read: Callable[[], T]) -> T
 def json_body(schema: type[Schema]) -> dict[str, Any]:
     """The JSON body, parsed and validated (400, 413, 415 or 422 if it cannot be)."""
     raw = request.get_data(cache=True)  # 413 here when over MAX_CONTENT_LENGTH
+    if len(raw) > MAX_BODY_BYTES:  # a chunked body, cut at the limit by werkzeug
+        raise RequestEntityTooLarge()
     check_json_media_type(raw)
     data = parse_json(raw)
     if not isinstance(data, dict):

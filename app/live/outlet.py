@@ -26,10 +26,11 @@ import time
 from collections.abc import Callable
 
 from app.live.records import Record
-from app.server.nonblocking import send_now  # keeps the GIL: the hub's thread serves many sockets
 
 # A batch of records (an empty one: a keep-alive) as the bytes that go on the wire.
 Render = Callable[[list[Record]], bytes]
+# A send that never waits; a client gone is an OSError (EPIPE), not a SIGPIPE.
+_AT_ONCE = socket.MSG_DONTWAIT | getattr(socket, "MSG_NOSIGNAL", 0)
 
 
 class Outlet:
@@ -48,7 +49,9 @@ class Outlet:
         """Send without waiting; False if the socket did not take it all (the rest is kept in
         ``leftover`` for the stream's thread) or the client is gone."""
         try:
-            sent = send_now(self.sock, wire)
+            sent = self.sock.send(wire, _AT_ONCE)
+        except (BlockingIOError, InterruptedError):
+            sent = 0
         except OSError:
             self.broken = True
             return False

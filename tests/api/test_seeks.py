@@ -262,7 +262,6 @@ def test_seeking_is_limited_per_player_and_per_address(database_url):
             "DATABASE_URL": database_url,
             "RATE_LIMIT": "100 per minute",
             "SEEK_RATE_LIMIT": "2 per minute",
-            "RATE_LIMIT_STORAGE": "memory://",
         }
     )
     client = limited.test_client()

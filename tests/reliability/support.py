@@ -121,3 +121,29 @@ def write_report(name: str, data: dict[str, Any]) -> None:
 
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
+
+
+# Where the tests that share rate-limit counts between processes keep them: a database of the
+# machine's Redis of their own, emptied by each such test (the reliability tests run one at a
+# time). Without Redis they skip, but in CI, which starts it, they fail.
+REDIS_URL = "redis://127.0.0.1:6379/15"
+
+
+def fresh_redis() -> str:
+    """REDIS_URL, emptied: no count of an earlier test or run is left in it."""
+    import os
+
+    import pytest
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
+    try:
+        client.flushdb()
+    except redis.exceptions.ConnectionError:
+        message = f"Redis does not answer at {REDIS_URL}"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    finally:
+        client.close()
+    return REDIS_URL

@@ -26,7 +26,7 @@ from app.api.addresses import client_ip, trusted_proxies
 
 from .balancer import HAProxy, haproxy
 from .servers import Gunicorn, fresh_sqlite, gunicorn
-from .support import assert_problem
+from .support import assert_problem, fresh_redis
 
 LIMIT = "3 per minute"
 PROXY = trusted_proxies("127.0.0.1, 10.0.0.0/8, fd00::/8")
@@ -92,8 +92,7 @@ def make_app(sqlite_url: str) -> Iterator[Any]:
 
     def make(trusted: str = "") -> Any:
         app = create_app(
-            {"DATABASE_URL": sqlite_url, "RATE_LIMIT_STORAGE": "memory://",
-             "RATE_LIMIT": LIMIT, "TRUSTED_PROXIES": trusted}
+            {"DATABASE_URL": sqlite_url, "RATE_LIMIT": LIMIT, "TRUSTED_PROXIES": trusted}
         )  # fmt: skip
         apps.append(app)
         return app
@@ -138,7 +137,7 @@ def balanced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[HAProxy
     trusts X-Forwarded-For from 127.0.0.1, the address HAProxy connects from."""
     log_dir, url = fresh_sqlite(tmp_path_factory, "balanced")
     env = {"RATE_LIMIT": LIMIT, "TRUSTED_PROXIES": "127.0.0.1",
-           "RATE_LIMIT_STORAGE": f"basra-sqlite://{log_dir / 'limits.sqlite3'}"}  # fmt: skip
+           "REDIS_URL": fresh_redis()}  # fmt: skip
     with gunicorn(url, log_dir, workers=2, env=env) as server:
         upstream = f"127.0.0.1:{server.port}"
         with haproxy([upstream, upstream], log_dir) as balancer:

@@ -1,7 +1,7 @@
 """Rate limits: per address and per seat token, each answered 429 problem+json with a truthful
-Retry-After; /healthz is never limited. In memory (per process), in the SQLite file that is the
-default without Redis, and in Redis (shared by every process: two apps stand in for two gunicorn
-workers), at 127.0.0.1:6379, database 15."""
+Retry-After; /healthz is never limited. In memory (per process: the default without Redis), and
+in Redis (shared by every process: two apps stand in for two gunicorn workers), at
+127.0.0.1:6379, database 15."""
 
 from __future__ import annotations
 
@@ -15,21 +15,15 @@ import pytest
 from app import create_app
 
 from .servers import fresh_sqlite
-from .support import assert_problem, bearer
+from .support import REDIS_URL, assert_problem, bearer, fresh_redis
 
-REDIS_URL = "redis://127.0.0.1:6379/15"
 LIMITS = {"RATE_LIMIT": "5 per minute", "TOKEN_RATE_LIMIT": "3 per minute"}
 
 
 def _redis() -> Any:
     import redis
 
-    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
-    try:
-        client.ping()
-    except redis.exceptions.ConnectionError:
-        pytest.skip(f"Redis does not answer at {REDIS_URL}")
-    return client
+    return redis.Redis.from_url(fresh_redis(), socket_connect_timeout=2)
 
 
 @pytest.fixture(scope="module")
@@ -37,13 +31,10 @@ def sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
     return fresh_sqlite(tmp_path_factory, "limits")[1]
 
 
-@pytest.fixture(params=["memory", "sqlite-file", "redis"])
-def storage(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[dict[str, str]]:
+@pytest.fixture(params=["memory", "redis"])
+def storage(request: pytest.FixtureRequest) -> Iterator[dict[str, str]]:
     if request.param == "memory":
-        yield {"RATE_LIMIT_STORAGE": "memory://"}
-        return
-    if request.param == "sqlite-file":  # the default without Redis, a fresh file per test
-        yield {"RATE_LIMIT_STORAGE": f"basra-sqlite://{tmp_path / 'ratelimits.sqlite3'}"}
+        yield {}  # the default without REDIS_URL
         return
     redis = _redis()
     redis.flushdb()
@@ -257,37 +248,16 @@ def test_retry_after_comes_only_with_a_429_or_a_503(make_app: Any) -> None:
     _assert_limited(_get(app, "/games?limit=1", "10.0.9.1"))
 
 
-@pytest.mark.parametrize("strategy", ["fixed-window", "moving-window"])
-def test_the_sqlite_file_store_says_when_a_window_frees_a_slot(
-    tmp_path: Any, strategy: str
-) -> None:
-    """Our own ``limits`` store answers window stats as ``limits``' memory store does: the reset
-    is when the oldest hit counted is a window old."""
-    from limits import parse
-    from limits.storage import MemoryStorage
-    from limits.strategies import STRATEGIES
+def test_without_redis_each_process_counts_in_its_own_memory(sqlite_url: str) -> None:
+    from app.api.limits import storage_uri
 
-    from app.api.limit_store import SCHEME, SqliteFileStorage
-
-    item = parse("2 per 2 seconds")
-    stores = [MemoryStorage(), SqliteFileStorage(f"{SCHEME}://{tmp_path / 'limits.sqlite3'}")]
-    for limiter in [STRATEGIES[strategy](store) for store in stores]:
-        assert limiter.get_window_stats(item, "nobody")[1] == 2
-        first = time.time()
-        assert limiter.hit(item, "k")
-        first_done = time.time()
-        time.sleep(0.3)
-        second = time.time()
-        assert limiter.hit(item, "k")
-        second_done = time.time()
-        assert not limiter.hit(item, "k")
-        reset, remaining = limiter.get_window_stats(item, "k")
-        assert remaining == 0
-        assert first + 2 <= reset <= first_done + 2  # the first hit's, not the second's or now's
-        time.sleep(reset - time.time() + 0.01)
-        reset, remaining = limiter.get_window_stats(item, "k")
-        if strategy == "fixed-window":  # the window is over: all of it is free, now
-            assert remaining == 2 and reset <= time.time()
-        else:  # the first hit left the window; the second one frees the next slot
-            assert remaining == 1 and second + 2 <= reset <= second_done + 2
-        assert limiter.hit(item, "k")
+    assert storage_uri({"DATABASE_URL": sqlite_url}) == "memory://"
+    apps = [create_app({"DATABASE_URL": sqlite_url, **LIMITS}) for _ in range(2)]
+    try:
+        for app in apps:  # each allows the address its five: they do not share
+            statuses = [_get(app, "/games", "10.0.8.9").status_code for _ in range(6)]
+            assert statuses == [200] * 5 + [429]
+        assert apps[0].test_client().get("/readyz").get_json()["rate_limits"] == "storage"
+    finally:
+        for app in apps:
+            app.extensions["basra_db"].dispose()

@@ -1,6 +1,6 @@
 """Rate limits that mean what they say: tighter limits on creating and joining games, bots'
-moves counted by what they cost, IPv6 clients counted by their /64, and, without Redis, counts
-shared by every worker of an instance (a SQLite file): checked in process and under gunicorn."""
+moves counted by what they cost, IPv6 clients counted by their /64, and counts in Redis shared by
+every worker of an instance: checked in process and under gunicorn."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from app import create_app
 from app.persistence.schema import migrate_database
 
 from .servers import Gunicorn, fresh_sqlite
-from .support import assert_problem, bearer
+from .support import assert_problem, bearer, fresh_redis
 
 HUMAN_VS_BOT = {"players": [{"name": "A"}, {"bot": "random"}]}
 WAITING = {"players": [{"name": "A"}, {"open": True}], "public": True}  # joined without invite
@@ -27,13 +27,13 @@ def sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 @pytest.fixture
-def make_app(sqlite_url: str, tmp_path: Path) -> Iterator[Any]:
+def make_app(sqlite_url: str) -> Iterator[Any]:
     apps: list[Any] = []
-    store = f"basra-sqlite://{tmp_path / 'ratelimits.sqlite3'}"
+    store = fresh_redis()
 
     def make(**limits: str) -> Any:
         config = {"DATABASE_URL": sqlite_url, "RATE_LIMIT": "1000 per minute",
-                  "RATE_LIMIT_STORAGE": store, **limits}  # fmt: skip
+                  "REDIS_URL": store, **limits}  # fmt: skip
         app = create_app(config)
         apps.append(app)
         return app
@@ -129,21 +129,12 @@ def test_moves_against_a_cheap_bot_are_not_held_back(make_app):
         assert move.status_code == 201, move.get_json()
 
 
-def test_two_apps_on_one_instance_share_the_counts_without_redis(make_app):
-    apps = [make_app(CREATE_RATE_LIMIT="4 per minute") for _ in range(2)]
-    statuses = [_post(apps[n % 2], "/games", HUMAN_VS_BOT, "10.1.6.1").status_code
-                for n in range(6)]  # fmt: skip
-    assert statuses == [201] * 4 + [429] * 2
-
-
 @pytest.mark.slow
-def test_gunicorn_workers_share_one_count_without_redis(tmp_path: Path):
+def test_gunicorn_workers_share_one_count_in_redis(tmp_path: Path):
     url = f"sqlite:///{tmp_path / 'basra.sqlite3'}"
     migrate_database(url)
     server = Gunicorn(url, tmp_path, workers=4)
-    store = f"basra-sqlite://{tmp_path / 'ratelimits.sqlite3'}"
-    server.env.update(RATE_LIMIT="12 per minute", RATE_LIMIT_STORAGE=store)
-    server.env.pop("REDIS_URL", None)
+    server.env.update(RATE_LIMIT="12 per minute", REDIS_URL=fresh_redis())
     try:
         server.start()
         assert len(server.workers()) == 4

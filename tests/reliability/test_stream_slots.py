@@ -164,7 +164,6 @@ def two_per_address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gunico
     """One worker (the bound is a process's), limits on, two streams an address."""
     folder, url = fresh_sqlite(tmp_path_factory, "streams-per-address")
     env = {"RATE_LIMIT": "10000 per minute", "STREAMS_PER_ADDRESS": "2",
-           "RATE_LIMIT_STORAGE": f"basra-sqlite://{folder / 'limits.sqlite3'}",
            "STREAM_KEEPALIVE_SECONDS": "0.3"}  # fmt: skip
     with gunicorn(url, folder, workers=1, env=env) as server:
         yield server
