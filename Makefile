@@ -9,28 +9,32 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
 # This machine's pip config names local indexes that may not exist; pip warns once per package.
 PIP_NOISE := is ignored: it is neither a file nor a directory
 
-.PHONY: install run test check soak bench lint format clean
+.PHONY: install install-run install-test run test check soak bench lint format clean
 
-install: $(STAMP)
+# Three sets, each installed once and again only when the project's metadata changes: the
+# service alone (`make run`), with what the fast loop needs (`make test`), with everything
+# (`make check`, lint, the benchmarks; pyproject.toml says why each package is there).
+install-run: $(VENV)/.installed-run
+install-test: $(VENV)/.installed-test
+install: $(VENV)/.installed-dev
 
-# Reinstall only when the project's metadata changes, so `make test` stays fast.
-$(STAMP): pyproject.toml
+$(VENV)/.installed-%: pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -e '.[dev]' 2>&1 | { grep -v "$(PIP_NOISE)" || true; }
+	$(BIN)/python -m pip install --quiet -e '.$(if $(filter run,$*),,[$*])' 2>&1 \
+		| { grep -v "$(PIP_NOISE)" || true; }
 	@touch $@
 
-run: install
+run: install-run
 	$(BIN)/basra migrate
 	exec $(BIN)/gunicorn -c gunicorn.conf.py app.wsgi:app
 
 # The fast loop, a few minutes on two cores: the engine, the services, the API in process,
 # persistence on both databases and a few flows through a real server, spread over both cores.
 # pytest exits 5 when it collected nothing; that is a failure here too (it is non-zero).
-test: install
+test: install-test
 	scripts/ensure-haproxy
 	HYPOTHESIS_PROFILE=dev $(BIN)/pytest -m 'not slow and not browser and not soak' -n 2 \
 		--durations=10

@@ -4,23 +4,33 @@
     .venv/bin/python bench/profile_move.py --deep 2160 --moves 200   # rounds 90-98 of a match
     .venv/bin/python bench/profile_move.py --sqlite        # the embedded default
     .venv/bin/python bench/profile_move.py --no-profile    # timings only
+    .venv/bin/python bench/profile_move.py --instructions /tmp/before .   # callgrind, two trees
 
 Prints the CPU and wall time of a move (median over ``--moves``), the database statements a
 move sends, how often psycopg waited for the server (one round trip each), and the
 cProfile table (``--top`` lines, by own time). A move is the client's card
 and the greedy bot's reply, as in bench/api.py. No HTTP server and no client threads: this is
 the cost of the request inside one worker, which is what the move path can change.
-Not part of ``make bench`` (a diagnosis tool, not a figure).
+
+``--instructions TREE...`` counts instead, with callgrind (Debian's valgrind), the instructions
+this process executes for a move and for a health check of each tree (a checkout:
+``git worktree add /tmp/before <commit>``), alternated ``--repeat`` times. A shared machine's
+speed swings by a fifth within a minute; the instructions code executes do not depend on the
+neighbours. Only this process's user space is counted: not the kernel, not PostgreSQL's
+backend (bench/api.py reports those as CPU time). Not part of ``make bench`` (a diagnosis tool).
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import logging
 import os
 import pstats
+import re
 import secrets
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -29,13 +39,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+# A tree to count (--count-inside) puts itself first; otherwise this checkout's app.
+sys.path.insert(0, sys.argv[sys.argv.index("--count-inside") + 1] if "--count-inside" in sys.argv
+                else str(ROOT))  # fmt: skip
 
-from sqlalchemy import create_engine, event, text
+from sqlalchemy import create_engine, event, text  # noqa: E402
 
-from app import create_app
-from app.persistence.schema import migrate_database
-from app.server.gc_tuning import tune_for_requests
+from app import create_app  # noqa: E402
+from app.persistence.schema import migrate_database  # noqa: E402
+from app.server.gc_tuning import tune_for_requests  # noqa: E402
 
 ADMIN_URL = os.environ.get(
     "BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
@@ -165,6 +178,88 @@ def print_shares(stats: pstats.Stats) -> None:
         f"{area} {100 * t / whole:.0f}%" for area, t in totals.most_common()))  # fmt: skip
 
 
+def count_inside(moves: int, sqlite: bool) -> None:
+    """Run under callgrind: play, counting the moves, then the health checks."""
+
+    def dump(label: str) -> None:
+        pid = str(os.getpid())
+        subprocess.run(["callgrind_control", "-i", "off", pid], check=True, capture_output=True)
+        subprocess.run(["callgrind_control", "-d", label, pid], check=True, capture_output=True)
+
+    def start() -> None:
+        subprocess.run(["callgrind_control", "-i", "on", str(os.getpid())], check=True,
+                       capture_output=True)  # fmt: skip
+
+    name = f"basra_instructions_{secrets.token_hex(4)}"
+    directory = tempfile.TemporaryDirectory()
+    if sqlite:
+        url = f"sqlite:///{directory.name}/instructions.sqlite3"
+    else:
+        admin(f'CREATE DATABASE "{name}"')
+        url = ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
+    app = None
+    try:
+        migrate_database(url)
+        app = create_app({"DATABASE_URL": url, "RATE_LIMIT": "off", "TESTING": True})
+        client = app.test_client()
+        tune_for_requests()  # as every served worker does
+        logging.disable(logging.CRITICAL)  # the request log's lines: the same on both sides
+        match = Match(client)
+        for _ in range(60):
+            match.move()
+        start()
+        for _ in range(moves):
+            if match.view["status"] != "active":
+                match = Match(client)
+            match.move()
+        dump("moves")
+        for _ in range(moves):  # warm, uncounted
+            client.get("/healthz")
+        start()
+        for _ in range(moves):
+            client.get("/healthz")
+        dump("healthz")
+    finally:
+        if app is not None:
+            app.extensions["basra_db"].dispose()
+        if not sqlite:
+            admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        directory.cleanup()
+
+
+def counted(tree: str, moves: int, sqlite: bool) -> tuple[float, float]:
+    """Millions of instructions a move and a health check, in a callgrind run of ``tree``."""
+    with tempfile.TemporaryDirectory() as directory:
+        out = f"{directory}/callgrind.out"
+        command = ["valgrind", "--tool=callgrind", "--instr-atstart=no",
+                   f"--callgrind-out-file={out}", sys.executable, __file__, "--count-inside", tree,
+                   "--moves", str(moves), *(["--sqlite"] if sqlite else [])]  # fmt: skip
+        subprocess.run(command, check=True, capture_output=True, cwd=tree)
+        totals = {}
+        for dumped in Path(directory).glob("callgrind.out.*"):
+            text_ = dumped.read_text(errors="replace")
+            label = re.search(r"^desc: Trigger: dump (\w+)", text_, re.MULTILINE)
+            total = re.search(r"^totals: (\d+)", text_, re.MULTILINE)
+            if label and total:
+                totals[label.group(1)] = int(total.group(1)) / moves / 1e6
+    return totals["moves"], totals["healthz"]
+
+
+def instructions(trees: list[str], moves: int, sqlite: bool, repeat: int) -> None:
+    trees = [str(Path(tree).resolve()) for tree in trees or [str(ROOT)]]
+    runs: dict[str, list[tuple[float, float]]] = {tree: [] for tree in trees}
+    for _ in range(repeat):
+        for tree in trees:
+            runs[tree].append(counted(tree, moves, sqlite))
+    database = "SQLite" if sqlite else "PostgreSQL"
+    print(f"{database}, {moves} moves and health checks a run, medians of {repeat}")
+    print(f"{'tree':40} {'a move (M)':>11} {'a healthz (M)':>14} {'healthz / move':>15}")
+    for tree, counts in runs.items():
+        move = statistics.median(m for m, _ in counts)
+        health = statistics.median(h for _, h in counts)
+        print(f"{tree:40} {move:11.3f} {health:14.3f} {health / move:15.3f}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sqlite", action="store_true")
@@ -184,7 +279,22 @@ def main() -> int:
         help="keep Python's garbage collector settings (served workers tune them)",
     )
     parser.add_argument("--dump", help="also write the profile here (pstats format)")
+    parser.add_argument(
+        "--instructions",
+        nargs="*",
+        metavar="TREE",
+        help="count instructions with callgrind in these trees (default: this one)",
+    )
+    parser.add_argument("--repeat", type=int, default=1, help="alternations of the trees")
+    parser.add_argument("--count-inside", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.count_inside:
+        count_inside(args.moves, args.sqlite)
+        return 0
+    if args.instructions is not None:
+        instructions(args.instructions, 200 if args.moves == 400 else args.moves, args.sqlite,
+                     args.repeat)  # fmt: skip
+        return 0
 
     name = f"basra_profile_{secrets.token_hex(4)}"
     tmp = tempfile.TemporaryDirectory()
