@@ -7,7 +7,18 @@ from typing import Any
 from flask import Flask
 
 # (importing stream adds GET /games/{id}/stream to games.blp)
-from app.api import contract, examples, games, meta, players, rules, schemas, seeks, stream
+from app.api import (
+    contract,
+    examples,
+    games,
+    meta,
+    players,
+    record_schemas,
+    rules,
+    schemas,
+    seeks,
+    stream,
+)
 from app.api.bearers import SignedTokens
 from app.api.errors import ProblemApi, register_error_handlers
 from app.api.headers import install_security_headers
@@ -44,7 +55,10 @@ def register_api(app: Flask) -> ProblemApi:
     plugin = examples.ExamplesPlugin(recorded)
     plugin.init_spec(api.spec)
     api.spec.plugins.append(plugin)
-    for name, schema in schemas.STREAM_RECORDS.items():  # the stream's records, for others to $ref
+    for (
+        name,
+        schema,
+    ) in record_schemas.STREAM_RECORDS.items():  # the stream's records, for others to $ref
         example = recorded.get(examples.RECORDS_KEY, {}).get(name)
         api.spec.components.schema(
             stream.RECORD_COMPONENTS[name],

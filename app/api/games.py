@@ -9,7 +9,7 @@ from flask import Response, current_app, jsonify
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from app.api import schemas
+from app.api import request_schemas, schema_fields, schemas
 from app.api.bearers import caller, calling_player
 from app.api.contract import problems
 from app.api.errors import ApiError
@@ -98,7 +98,7 @@ class GameCollection(MethodView):
             "holds at most one seat of a game (409 `already_seated`). A `rated` game changes "
             "its players' ratings once, when it ends (docs/ratings.md)."
         ),
-        requestBody=_body_doc(schemas.CreateGameSchema),
+        requestBody=_body_doc(request_schemas.CreateGameSchema),
         responses={
             201: {
                 "description": "Created: the game, its seats' tokens, and the creator's view",
@@ -123,7 +123,7 @@ class GameCollection(MethodView):
         },
     )
     def post(self) -> Response:
-        spec = json_body(schemas.CreateGameSchema)
+        spec = json_body(request_schemas.CreateGameSchema)
         players = _players(spec["players"])
         created = games.create_game(
             unit_of_work(), players, spec.get("rules"), spec.get("deck"),
@@ -146,7 +146,7 @@ class GameCollection(MethodView):
             "public information only (seats, scores, winner). Follow `next_cursor` for older "
             "games; `status` keeps one kind."
         ),
-        parameters=[{"in": "query", "schema": schemas.GamesQuerySchema}],
+        parameters=[{"in": "query", "schema": request_schemas.GamesQuerySchema}],
         responses={
             200: {
                 "description": "A page of games",
@@ -156,7 +156,7 @@ class GameCollection(MethodView):
         },
     )
     def get(self) -> Response:
-        args = query(schemas.GamesQuerySchema)
+        args = query(request_schemas.GamesQuerySchema)
         return jsonify(
             audit.list_games(unit_of_work(), args.get("status"), args["limit"], args.get("cursor"))
         )
@@ -219,7 +219,7 @@ class JoinResource(MethodView):
             "round 1, and bots whose turn it is play inside this request; until then the game "
             "waits `WAITING_TTL_SECONDS` (24 h) more, then ends `cancelled`."
         ),
-        requestBody=_body_doc(schemas.JoinSchema),
+        requestBody=_body_doc(request_schemas.JoinSchema),
         responses={
             201: {
                 "description": "Joined: your seat, its token, and your view",
@@ -241,7 +241,7 @@ class JoinResource(MethodView):
         },
     )
     def post(self, game_id: str) -> Response:
-        body = _checked(game_id, None, lambda: json_body(schemas.JoinSchema))
+        body = _checked(game_id, None, lambda: json_body(request_schemas.JoinSchema))
         player = calling_player() if bearer_token() is not None else None
         name = player.name if player is not None else body.get("name")
         if name is None:
@@ -276,7 +276,7 @@ class MovesResource(MethodView):
             "with it is decided as a new one (most often 409 `not_your_turn`)."
         ),
         security=BEARER,
-        requestBody=_body_doc(schemas.MoveSchema),
+        requestBody=_body_doc(request_schemas.MoveSchema),
         parameters=[
             {
                 "in": "header",
@@ -294,7 +294,7 @@ class MovesResource(MethodView):
                     "type": "string",
                     "minLength": 1,
                     "maxLength": MAX_IDEMPOTENCY_KEY,
-                    "pattern": schemas.NO_NUL_PATTERN,
+                    "pattern": schema_fields.NO_NUL_PATTERN,
                 },
                 "required": False,
             },
@@ -388,7 +388,7 @@ class EventsResource(MethodView):
             "anyone can check the shuffle and every move. Nothing changes."
         ),
         security=OPTIONAL_BEARER,
-        parameters=[{"in": "query", "schema": schemas.EventsQuerySchema}],
+        parameters=[{"in": "query", "schema": request_schemas.EventsQuerySchema}],
         responses={
             200: {
                 "description": "The events after `after`, oldest first",
@@ -399,7 +399,7 @@ class EventsResource(MethodView):
     )
     def get(self, game_id: str) -> Response:
         token = caller()
-        args = _checked(game_id, token, lambda: query(schemas.EventsQuerySchema))
+        args = _checked(game_id, token, lambda: query(request_schemas.EventsQuerySchema))
         return jsonify(audit.events(unit_of_work(), game_id, token, args["after"], args["limit"]))
 
 
@@ -413,7 +413,7 @@ class ReplayResource(MethodView):
             "shows every card's place: the hands, the stock in order and the piles. After a "
             "round's last move it is the next round's fresh deal (or the end of the match)."
         ),
-        parameters=[{"in": "query", "schema": schemas.ReplayQuerySchema}],
+        parameters=[{"in": "query", "schema": request_schemas.ReplayQuerySchema}],
         responses={
             200: {
                 "description": "The state after `step` moves",
@@ -423,7 +423,7 @@ class ReplayResource(MethodView):
         },
     )
     def get(self, game_id: str) -> Response:
-        args = _checked(game_id, None, lambda: query(schemas.ReplayQuerySchema))
+        args = _checked(game_id, None, lambda: query(request_schemas.ReplayQuerySchema))
         return jsonify(audit.replay_step(unit_of_work(), game_id, args["step"]).to_dict())
 
 
@@ -487,7 +487,7 @@ def _players(entries: list[dict[str, Any]]) -> list[Player]:
 def _play_card(game_id: str, token: Bearer) -> games.PlayCard:
     """The move as the body and headers ask for it (400, 413 or 422 if they cannot)."""
     if_match, key = version_header("If-Match"), idempotency_key()
-    body = json_body(schemas.MoveSchema)
+    body = json_body(request_schemas.MoveSchema)
     return games.PlayCard(game_id, token, body["card"], if_match, key)
 
 

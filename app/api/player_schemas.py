@@ -7,7 +7,8 @@ from typing import Any
 from marshmallow import Schema, fields, validate, validates_schema
 
 from app.api.contract import Ref
-from app.api.schemas import NAME, Name, QuerySchema, StrictSchema, check_not_reserved
+from app.api.request_schemas import QuerySchema
+from app.api.schema_fields import NAME, Name, StrictSchema, check_not_reserved
 from app.services.ratings import PROVISIONAL_GAMES
 
 

@@ -11,8 +11,8 @@ from flask_smorest import Blueprint
 from app.api import player_schemas as schemas
 from app.api.bearers import calling_player
 from app.api.contract import problems
+from app.api.request_schemas import GamesQuerySchema
 from app.api.requests import json_body, query, unit_of_work
-from app.api.schemas import GamesQuerySchema
 from app.services import players
 
 blp = Blueprint(

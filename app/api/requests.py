@@ -15,7 +15,7 @@ from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from app.api.errors import ApiError
-from app.api.schemas import NO_NUL_PATTERN
+from app.api.schema_fields import NO_NUL_PATTERN
 from app.config import MAX_BODY_BYTES
 from app.services.unit_of_work import AbstractUnitOfWork
 

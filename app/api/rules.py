@@ -6,7 +6,7 @@ from flask import Response, jsonify
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from app.api import schemas
+from app.api import request_schemas, rules_schemas
 from app.api.contract import problems
 from app.engine.catalog import game_setup
 from app.services.player_store import bot_player_id
@@ -28,7 +28,7 @@ class RulesResource(MethodView):
         responses={
             200: {
                 "description": "The setup options (cacheable for 5 minutes)",
-                "content": {"application/json": {"schema": schemas.GameSetupSchema}},
+                "content": {"application/json": {"schema": rules_schemas.GameSetupSchema}},
             },
             **problems(),
         },
@@ -36,7 +36,7 @@ class RulesResource(MethodView):
     def get(self) -> Response:
         body = game_setup()
         # Open seats may be listed publicly once POST /games takes "public" (API.md 15).
-        body["public_games"] = "public" in schemas.CreateGameSchema().fields
+        body["public_games"] = "public" in request_schemas.CreateGameSchema().fields
         for bot in body["bots"]:  # each level is a player too (GET /players/{id})
             bot["player"] = bot_player_id(bot["level"])
         response = jsonify(body)

@@ -6,15 +6,8 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
-from app.api.schemas import (
-    SEAT,
-    EffectiveRulesSchema,
-    QuerySchema,
-    RulesSchema,
-    StrictBoolean,
-    StrictSchema,
-    WholeNumber,
-)
+from app.api.request_schemas import EffectiveRulesSchema, QuerySchema, RulesSchema
+from app.api.schema_fields import SEAT, StrictBoolean, StrictSchema, WholeNumber
 from app.engine import PLAYER_COUNTS
 from app.services.seeks import SEEK_SECONDS, SEEK_STATUSES, SeekRecord
 

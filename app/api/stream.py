@@ -10,7 +10,7 @@ from typing import Any
 from flask import Response, current_app, request
 from flask.views import MethodView
 
-from app.api import schemas
+from app.api import record_schemas, request_schemas
 from app.api.contract import problems, ref
 from app.api.errors import ApiError, problem
 from app.api.games import blp
@@ -33,7 +33,8 @@ _VERSION = re.compile(r"^[0-9]{1,10}$")
 _LARGEST = 2**31 - 1  # the log's seq column; any version past the game's reads as the game's
 # Each record's data is documented by the component of its schema's name: `move`: MoveRecord.
 RECORD_COMPONENTS = {
-    name: schema.__name__.removesuffix("Schema") for name, schema in schemas.STREAM_RECORDS.items()
+    name: schema.__name__.removesuffix("Schema")
+    for name, schema in record_schemas.STREAM_RECORDS.items()
 }
 RECORDS_DOC = "\n".join(
     f"- `{name}`: #/components/schemas/{component}" for name, component in RECORD_COMPONENTS.items()
@@ -101,7 +102,7 @@ def _after(game_id: str) -> int:
     """Last-Event-ID, else ?after=, else 0; refused (422) only once the game is known."""
     header = request.headers.get("Last-Event-ID")
     try:
-        after = query(schemas.StreamQuerySchema).get("after", 0)
+        after = query(request_schemas.StreamQuerySchema).get("after", 0)
         if header is not None and header.strip() != "":
             if not _VERSION.match(header.strip()):
                 raise ApiError(
@@ -163,7 +164,7 @@ class StreamResource(MethodView):
         summary="The game's public records, live (Server-Sent Events)",
         description=DESCRIPTION,
         parameters=[
-            {"in": "query", "schema": schemas.StreamQuerySchema},
+            {"in": "query", "schema": request_schemas.StreamQuerySchema},
             {
                 "in": "header",
                 "name": "Last-Event-ID",

@@ -17,7 +17,7 @@ from referencing.jsonschema import DRAFT202012
 
 from app.api.errors import PROBLEM_JSON
 from app.api.examples import PROBLEMS_KEY, RECORDS_KEY, load, record
-from app.api.schemas import STREAM_RECORDS
+from app.api.record_schemas import STREAM_RECORDS
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = yaml.safe_load((ROOT / "openapi.yaml").read_text())

@@ -11,7 +11,7 @@ import yaml
 
 from app.api.contract import CARD_CODES
 from app.api.errors import PROBLEM_JSON, PROBLEMS
-from app.api.schemas import STREAM_RECORDS
+from app.api.record_schemas import STREAM_RECORDS
 from app.engine.bots import BOT_LEVELS
 from app.engine.cards import FULL_DECK
 from app.engine.rules import CHOICES

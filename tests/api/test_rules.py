@@ -83,6 +83,6 @@ def test_a_value_outside_the_listed_range_is_refused(client):
 
 
 def test_it_says_whether_open_seats_can_be_listed_publicly(client):
-    from app.api.schemas import CreateGameSchema
+    from app.api.request_schemas import CreateGameSchema
 
     assert setup(client)["public_games"] == ("public" in CreateGameSchema().fields)

@@ -16,7 +16,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from app import create_app
-from app.api.schemas import STREAM_RECORDS
+from app.api.record_schemas import STREAM_RECORDS
 from app.live.records import MAPPERS
 
 from .clock_support import clock_at, later

@@ -217,6 +217,6 @@ def test_every_answer_with_a_token_or_a_hand_says_no_store(client):
 
 
 def test_the_documented_name_pattern_is_exactly_the_refused_unicode_categories():
-    from app.api.schemas import NAME_PATTERN, hidden_characters_pattern
+    from app.api.schema_fields import NAME_PATTERN, hidden_characters_pattern
 
     assert hidden_characters_pattern() == NAME_PATTERN, "Python's Unicode changed: update it"
