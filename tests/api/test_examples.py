@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from openapi_core import Config, OpenAPI
 from openapi_core.testing import MockRequest, MockResponse
 from openapi_schema_validator import OAS31Validator
+from openapi_spec import committed_spec
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
@@ -20,7 +20,7 @@ from app.api.examples import PROBLEMS_KEY, RECORDS_KEY, load, record
 from app.api.record_schemas import STREAM_RECORDS
 
 ROOT = Path(__file__).resolve().parents[2]
-SPEC = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+SPEC = committed_spec()
 # openapi-core reads application/json only; a problem document is JSON too.
 OPENAPI = OpenAPI.from_dict(
     SPEC, config=Config(extra_media_type_deserializers={PROBLEM_JSON: json.loads})

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import yaml
+from openapi_spec import committed_spec
 
 from app.api.contract import CARD_CODES
 from app.api.errors import PROBLEM_JSON, PROBLEMS
@@ -18,7 +18,7 @@ from app.engine.rules import CHOICES
 from app.services.log import EVENT_TYPES
 
 ROOT = Path(__file__).resolve().parents[2]
-SPEC = yaml.safe_load((ROOT / "openapi.yaml").read_text())
+SPEC = committed_spec()
 SCHEMAS = SPEC["components"]["schemas"]
 METHODS = ("get", "post", "put", "patch", "delete")
 # Properties that hold one card or a list of cards, wherever they appear.

@@ -6,12 +6,11 @@ import json
 import socket
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from openapi_schema_validator import OAS31Validator
+from openapi_spec import committed_spec
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
@@ -25,7 +24,7 @@ from .sse import LiveReader, raw_events, records
 from .support import MOVE_FIELDS, assert_problem, finished_bot_game, moves, view
 
 RECORD_NAMES = {"joined", "dealt", "move", "round", "timeout", "resigned", "over"}
-SPEC = yaml.safe_load((Path(__file__).resolve().parents[2] / "openapi.yaml").read_text())
+SPEC = committed_spec()
 SPEC_REGISTRY: Registry[Any] = Registry().with_resource(
     "urn:basra", Resource.from_contents(SPEC, default_specification=DRAFT202012)
 )
