@@ -60,7 +60,7 @@ def test_times_not_in_the_servers_own_format_are_kept_as_they_are():
     assert expanded(game_id, compacted(odd)) == odd
 
 
-def test_no_changed_byte_of_a_value_reads_as_a_log_whose_chain_holds():
+def test_no_changed_byte_of_a_value_reads_as_another_log_whose_chain_holds():
     game_id, rows = played_log()
     value = compacted(rows)
     for at in range(len(value)):
@@ -71,7 +71,9 @@ def test_no_changed_byte_of_a_value_reads_as_a_log_whose_chain_holds():
                 read = expanded(game_id, bytes(changed))
             except UnreadableLog:
                 continue
-            assert not chain_holds(game_id, read, rows[-1].hash), (at, mask)
+            # A few bits of a deflate stream carry nothing (the padding after its last block,
+            # say): such a change reads back as the very same log, which is no tampering.
+            assert read == rows or not chain_holds(game_id, read, rows[-1].hash), (at, mask)
 
 
 def test_a_value_of_another_format_is_unreadable():
