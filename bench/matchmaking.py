@@ -11,7 +11,8 @@ balancer (deploy/haproxy.cfg) in front of two gunicorn instances:
 Checked after the run: every seek ended matched or expired (none lost, none waiting), every game
 made from seeks holds exactly the players whose seeks name it, and no seek is in two games.
 Printed: seeks, games, time to match (from the moment the table's last seek was sent to the
-moment its player heard of the match: p50, p99, max), and moves/s in both runs.
+moment its player heard of the match: p50, p99, max), and moves/s in the three runs; then one
+more wave with nobody playing, and the CPU it cost the workers and PostgreSQL.
 
 Usage: nice -n 10 .venv/bin/python bench/matchmaking.py [--seconds 20] [--players 200]
            [--waves 3] [--clients 8] [--workers 2]
@@ -24,12 +25,14 @@ import argparse
 import contextlib
 import http.client
 import os
+import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 
-from scaling import balancer, call, fresh_database, instances, load  # bench/scaling.py
+from scaling import ADMIN_URL, balancer, call, fresh_database, instances, load  # bench/scaling.py
+from stream import cpu_seconds, workers_of  # bench/stream.py
 
 GOALS = {"p99_seconds": 2.0, "moves_kept": 0.9}
 
@@ -129,6 +132,11 @@ class Wave:
         return found
 
 
+def psql_rows(query: str) -> list[str]:
+    found = subprocess.run(["psql", ADMIN_URL, "-Atc", query], capture_output=True, text=True)
+    return found.stdout.split()
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
@@ -153,16 +161,33 @@ def main() -> int:
     # Every player here comes from one address: past the balancer's cap on one address's
     # connections (deploy/haproxy.cfg, 100 by default) it would refuse them.
     os.environ["LB_CONNECTIONS_PER_ADDRESS"] = str(args.players + args.clients + 50)
+    masters: list[int] = []
     with (
         fresh_database() as url,
-        instances(2, args.workers, url) as ports,
+        instances(2, args.workers, url, masters) as ports,
         contextlib.ExitStack() as stack,
     ):
         port = stack.enter_context(balancer(ports))
-        return measure(port, args)
+        return measure(port, args, masters, url.rsplit("/", 1)[1])
 
 
-def measure(port: int, args: argparse.Namespace) -> int:
+def wave_alone(port: int, players: list[dict], masters: list[int], database: str) -> None:
+    """One more wave with nobody playing: its time to match, and the CPU it cost the workers
+    and PostgreSQL (less noisy than a latency on a shared machine)."""
+    workers = [pid for master in masters for pid in workers_of(master)]
+    backends = [int(pid) for pid in psql_rows(
+        f"SELECT pid FROM pg_stat_activity WHERE datname = '{database}'")]  # fmt: skip
+    before = cpu_seconds(workers), cpu_seconds(backends)
+    wave = Wave(port, players)
+    wave.run()
+    spent = cpu_seconds(workers) - before[0], cpu_seconds(backends) - before[1]
+    times = wave.match_times()
+    print(f"a wave alone: time to match p50 {percentile(times, 0.5):.3f} s, p99 "
+          f"{percentile(times, 0.99):.3f} s; CPU {spent[0]:.2f} s of the workers, {spent[1]:.2f} s "
+          f"of PostgreSQL's backends")  # fmt: skip
+
+
+def measure(port: int, args: argparse.Namespace, masters: list[int], database: str) -> int:
     load(port, args.clients, 2)  # warm every worker up
     alone = load(port, args.clients, args.seconds)
     players = make_players(port, args.players)
@@ -198,6 +223,7 @@ def measure(port: int, args: argparse.Namespace) -> int:
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
     for problem in problems[:20]:
         print(f"  {problem}")
+    wave_alone(port, players, masters, database)
     met = not problems and percentile(times, 0.99) <= GOALS["p99_seconds"]
     met = met and kept >= GOALS["moves_kept"]
     print("goals met" if met else "goals NOT met")
