@@ -1,16 +1,18 @@
 """Matchmaking under load: two instances behind HAProxy on one PostgreSQL, many players seeking
 at once in waves, while other clients play games against bots.
 
-Two runs of the same length on a fresh database (created and dropped here), through the shipped
+Three runs of the same length on a fresh database (created and dropped here), through the shipped
 balancer (deploy/haproxy.cfg) in front of two gunicorn instances:
   1. clients play whole games against a greedy bot: moves/s;
   2. the same, while ``--players`` players seek at once, wave after wave: each seeks (four in
      five for two players, the rest for four), follows its seek with ``GET /seeks/{id}?wait=30``
-     until it is matched, then seeks again in the next wave.
+     until it is matched, then seeks again in the next wave;
+  3. 1. again: moves/s in 2. is compared with the mean of 1. and 3. (a shared machine drifts).
 Checked after the run: every seek ended matched or expired (none lost, none waiting), every game
 made from seeks holds exactly the players whose seeks name it, and no seek is in two games.
 Printed: seeks, games, time to match (from the moment the table's last seek was sent to the
-moment its player heard of the match: p50, p99, max), and moves/s in both runs.
+moment its player heard of the match: p50, p99, max), and moves/s in the three runs; then one
+more wave with nobody playing, and the CPU it cost the workers and PostgreSQL.
 
 Usage: nice -n 10 .venv/bin/python bench/matchmaking.py [--seconds 20] [--players 200]
            [--waves 3] [--clients 8] [--workers 2]
@@ -23,12 +25,14 @@ import argparse
 import contextlib
 import http.client
 import os
+import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 
-from scaling import balancer, call, fresh_database, instances, load  # bench/scaling.py
+from scaling import ADMIN_URL, balancer, call, fresh_database, instances, load  # bench/scaling.py
+from stream import cpu_seconds, workers_of  # bench/stream.py
 
 GOALS = {"p99_seconds": 2.0, "moves_kept": 0.9}
 
@@ -128,6 +132,11 @@ class Wave:
         return found
 
 
+def psql_rows(query: str) -> list[str]:
+    found = subprocess.run(["psql", ADMIN_URL, "-Atc", query], capture_output=True, text=True)
+    return found.stdout.split()
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
@@ -152,16 +161,33 @@ def main() -> int:
     # Every player here comes from one address: past the balancer's cap on one address's
     # connections (deploy/haproxy.cfg, 100 by default) it would refuse them.
     os.environ["LB_CONNECTIONS_PER_ADDRESS"] = str(args.players + args.clients + 50)
+    masters: list[int] = []
     with (
         fresh_database() as url,
-        instances(2, args.workers, url) as ports,
+        instances(2, args.workers, url, masters) as ports,
         contextlib.ExitStack() as stack,
     ):
         port = stack.enter_context(balancer(ports))
-        return measure(port, args)
+        return measure(port, args, masters, url.rsplit("/", 1)[1])
 
 
-def measure(port: int, args: argparse.Namespace) -> int:
+def wave_alone(port: int, players: list[dict], masters: list[int], database: str) -> None:
+    """One more wave with nobody playing: its time to match, and the CPU it cost the workers
+    and PostgreSQL (less noisy than a latency on a shared machine)."""
+    workers = [pid for master in masters for pid in workers_of(master)]
+    backends = [int(pid) for pid in psql_rows(
+        f"SELECT pid FROM pg_stat_activity WHERE datname = '{database}'")]  # fmt: skip
+    before = cpu_seconds(workers), cpu_seconds(backends)
+    wave = Wave(port, players)
+    wave.run()
+    spent = cpu_seconds(workers) - before[0], cpu_seconds(backends) - before[1]
+    times = wave.match_times()
+    print(f"a wave alone: time to match p50 {percentile(times, 0.5):.3f} s, p99 "
+          f"{percentile(times, 0.99):.3f} s; CPU {spent[0]:.2f} s of the workers, {spent[1]:.2f} s "
+          f"of PostgreSQL's backends")  # fmt: skip
+
+
+def measure(port: int, args: argparse.Namespace, masters: list[int], database: str) -> int:
     load(port, args.clients, 2)  # warm every worker up
     alone = load(port, args.clients, args.seconds)
     players = make_players(port, args.players)
@@ -177,20 +203,27 @@ def measure(port: int, args: argparse.Namespace) -> int:
     seeking.start()
     beside = load(port, args.clients, args.seconds)
     seeking.join(timeout=600)
+    # Alone again after: on a shared machine the rate drifts, and the run beside the waves is
+    # compared with the mean of the runs on either side of it.
+    alone_after = load(port, args.clients, args.seconds)
     times = [t for wave in waves for t in wave.match_times()]
     problems = [p for wave in waves for p in wave.problems(port)]
     settled = [s for wave in waves for _, s in wave.heard.values()]
     games = {s["game_id"] for s in settled if s["status"] == "matched"}
     expired = sum(1 for s in settled if s["status"] == "expired")
-    kept = (len(beside) / args.seconds) / (len(alone) / args.seconds)
+    alone_rate = (len(alone) + len(alone_after)) / 2 / args.seconds
+    kept = (len(beside) / args.seconds) / alone_rate
     print(f"seeks {sum(len(w.sent) for w in waves)}, settled {len(settled)} ({expired} expired),"
           f" games {len(games)}, problems {len(problems)}")  # fmt: skip
     print(f"time to match: p50 {percentile(times, 0.5):.3f} s, p99 {percentile(times, 0.99):.3f} s,"
           f" max {max(times, default=float('nan')):.3f} s (goal: p99 <= 2 s)")  # fmt: skip
-    print(f"moves/s: {len(alone) / args.seconds:.0f} alone, {len(beside) / args.seconds:.0f} "
-          f"while seeking ({kept:.0%} kept; goal: >= 90%)")  # fmt: skip
+    print(f"moves/s: {len(alone) / args.seconds:.0f} and {len(alone_after) / args.seconds:.0f} "
+          f"alone (before and after), {len(beside) / args.seconds:.0f} while seeking ({kept:.0%} "
+          f"of their mean kept; goal: >= 90%)")  # fmt: skip
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
     for problem in problems[:20]:
         print(f"  {problem}")
+    wave_alone(port, players, masters, database)
     met = not problems and percentile(times, 0.99) <= GOALS["p99_seconds"]
     met = met and kept >= GOALS["moves_kept"]
     print("goals met" if met else "goals NOT met")

@@ -101,16 +101,21 @@ def fresh_database() -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def instances(count: int, workers: int, database_url: str) -> Iterator[list[int]]:
+def instances(
+    count: int, workers: int, database_url: str, masters: list[int] | None = None
+) -> Iterator[list[int]]:
+    """``count`` gunicorns on free ports (their masters' pids appended to ``masters``)."""
     ports = [free_port() for _ in range(count)]
     with contextlib.ExitStack() as stack:
         for port in ports:
             env = {**os.environ, "DATABASE_URL": database_url, "PORT": str(port),
                    "RATE_LIMIT": "off", "WEB_CONCURRENCY": str(workers)}  # fmt: skip
             env.pop("PROMETHEUS_MULTIPROC_DIR", None)
-            stack.enter_context(
+            started = stack.enter_context(
                 process([str(BIN / "gunicorn"), "-c", "gunicorn.conf.py", "app.wsgi:app"], env)
             )
+            if masters is not None:
+                masters.append(started.pid)
         for port in ports:
             wait_until_up(port)
         yield ports

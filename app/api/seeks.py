@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from flask import Response, current_app, jsonify
@@ -116,9 +117,12 @@ class SeekResource(MethodView):
         player_id = _player_id()
         owned = lambda: seeking.seek_of(unit_of_work(), seek_id, player_id, clock_now())  # noqa: E731
         args = after_access(owned, lambda: query(SeekQuerySchema))
-        seek = owned()
-        if seek.status == WAITING and args["wait"] > 0:
-            seek = _held(seek, args["wait"], owned)
+        if args["wait"] == 0:
+            return _answer(owned())
+        with _matchmaker().waits.watching(seek_id) as heard:  # before the read: nothing missed
+            seek = owned()
+            if seek.status == WAITING:
+                seek = _held(seek, args["wait"], heard, owned)
         return _answer(seek)
 
     @blp.doc(
@@ -137,16 +141,16 @@ class SeekResource(MethodView):
         return Response(status=204)
 
 
-def _held(seek: SeekRecord, seconds: int, read: Any) -> SeekRecord:
-    """The seek once it changes, or after ``seconds``. A waiting request holds one of this
-    process's threads, as a live stream does, and takes a stream slot for it: with none left
-    (or this address holding all it may), the answer comes at once."""
+def _held(seek: SeekRecord, seconds: int, heard: threading.Event, read: Any) -> SeekRecord:
+    """The seek once it changes (``heard``), or after ``seconds``. A waiting request holds one
+    of this process's threads, as a live stream does, and takes a stream slot for it: with
+    none left (or this address holding all it may), the answer comes at once."""
     slots: StreamSlots = current_app.extensions["basra_stream_slots"]
     give_back = slots.take(client_address())
     if isinstance(give_back, NoSlot):
         return seek
     try:
-        _matchmaker().waits.wait(seek.id, seconds, lambda: read().status == WAITING)
+        heard.wait(seconds)
     finally:
         give_back()
     found: SeekRecord = read()

@@ -15,7 +15,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 
 from app.live.hub import Listen, News, NoticeSource
 from app.services.seeks import WAITING
@@ -44,17 +45,17 @@ class SeekWaits:
         self.listener: NoticeSource | None = None
         self.last_poll = 0.0
 
-    def wait(self, seek_id: str, seconds: float, still_waiting: Callable[[], bool]) -> None:
-        """Return once the seek is heard to have stopped waiting, or after ``seconds``.
-        ``still_waiting`` reads it again once this wait is registered: a change between the
-        caller's read and now is not missed."""
+    @contextmanager
+    def watching(self, seek_id: str) -> Iterator[threading.Event]:
+        """An event set as soon as the seek is heard to have stopped waiting, from now on: a
+        read of the seek made inside the block misses no change, and a request that then
+        finds it waiting waits on the event (no read again)."""
         self._start()
         with self.lock:
             event, waiters = self.events.get(seek_id, (threading.Event(), 0))
             self.events[seek_id] = (event, waiters + 1)
         try:
-            if still_waiting():
-                event.wait(seconds)
+            yield event
         finally:
             with self.lock:
                 event, waiters = self.events[seek_id]

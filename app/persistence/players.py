@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Table, insert, select, update
+from sqlalchemy import Table, bindparam, insert, select, update
 
 from app.persistence.models import GAMES, SEATS, PlayerRow
 from app.persistence.repository import SqlGameRepository, older_than
@@ -19,6 +19,9 @@ from app.services.player_store import Outcome, PlayedGame, PlayerRecord, PlayerR
 PLAYERS: Table = PlayerRow.__table__  # type: ignore[assignment]
 _RECORD = ("id", "name", "bot", "mu", "sigma", "rated_games", "played", "won", "lost", "drawn")
 _RECORD_COLUMNS = [PLAYERS.c[name] for name in _RECORD]
+# Built once (every request with a player's bearer sends it): a statement built anew each
+# call costs SQLAlchemy its cache key again.
+_OF_TOKEN = select(*_RECORD_COLUMNS).where(PLAYERS.c.token_hash == bindparam("token_hash"))
 
 
 class SqlPlayerRepository(PlayerRepository):
@@ -46,6 +49,11 @@ class SqlPlayerRepository(PlayerRepository):
     def id_of_token(self, token_hash: str) -> str | None:
         query = select(PLAYERS.c.id).where(PLAYERS.c.token_hash == token_hash)
         return self.game_store.connection.scalars(query).first()
+
+    def of_token(self, token_hash: str) -> PlayerRecord | None:
+        found = self.game_store.connection.execute(_OF_TOKEN, {"token_hash": token_hash})
+        row = found.mappings().first()
+        return None if row is None else PlayerRecord(**row)
 
     def id_of_subject(self, subject: str) -> str | None:
         if not storable(subject):

@@ -14,18 +14,18 @@ it commits; SQLite's are polled (app/live/seek_waits.py).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, fields
+from dataclasses import fields
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Table, insert, select, text, update
+from sqlalchemy import Connection, Table, bindparam, case, insert, select, text, update
 
 from app.persistence.models import SeekRow
 from app.persistence.repository import SqlGameRepository
 from app.persistence.sqlite import SqliteGameRepository
 from app.persistence.statements import storable, utc
 from app.services.errors import ConcurrentUpdate
-from app.services.seeks import WAITING, SeekRecord, SeekRepository
+from app.services.seeks import MATCHED, WAITING, MatchedSeat, SeekRecord, SeekRepository
 
 SEEKS: Table = SeekRow.__table__  # type: ignore[assignment]
 SEEK_CHANNEL = "basra_seeks"  # NOTIFY ``<seek id>:1`` once a seek stops waiting
@@ -37,6 +37,20 @@ _PAIRING_LOCK = 0x62617372  # "basr"
 _LOCK_TIMEOUT = text("SET LOCAL lock_timeout = '5s'")
 _LOCK_FOR_PAIRING = text("SELECT pg_advisory_xact_lock(:key)")
 _NOTIFY = text("SELECT pg_notify(:channel, :notice)")
+# Built once: a statement built anew each call costs SQLAlchemy its cache key again.
+_INSERT = insert(SEEKS)
+_BY_ID = select(SEEKS).where(SEEKS.c.id == bindparam("seek_id"))
+_WAITING_OF = (
+    select(SEEKS).where(SEEKS.c.player_id == bindparam("player_id"), SEEKS.c.status == WAITING)
+    .limit(1)
+)  # fmt: skip
+_WAITING = (
+    select(SEEKS).where(SEEKS.c.status == WAITING)
+    .order_by(SEEKS.c.created_at, SEEKS.c.id).limit(bindparam("limit"))
+)  # fmt: skip
+_NOTIFY_EACH = text(
+    "SELECT pg_notify(:channel, notice) FROM unnest(CAST(:notices AS text[])) AS notice"
+)
 
 
 class SqlSeekRepository(SeekRepository):
@@ -50,24 +64,21 @@ class SqlSeekRepository(SeekRepository):
 
     def add(self, seek: SeekRecord) -> None:
         self._queue()
-        self.connection.execute(insert(SEEKS), [asdict(seek)])
+        self.connection.execute(_INSERT, {name: getattr(seek, name) for name in _SEEK_FIELDS})
 
     def get(self, seek_id: str) -> SeekRecord | None:
         if not storable(seek_id):
             return None
-        row = self.connection.execute(select(SEEKS).where(SEEKS.c.id == seek_id)).mappings()
+        row = self.connection.execute(_BY_ID, {"seek_id": seek_id}).mappings()
         return _record(row.first())
 
     def waiting_of(self, player_id: str) -> SeekRecord | None:
-        query = select(SEEKS).where(SEEKS.c.player_id == player_id, SEEKS.c.status == WAITING)
-        return _record(self.connection.execute(query.limit(1)).mappings().first())
+        found = self.connection.execute(_WAITING_OF, {"player_id": player_id})
+        return _record(found.mappings().first())
 
     def waiting(self, limit: int) -> list[SeekRecord]:
-        query = (
-            select(SEEKS).where(SEEKS.c.status == WAITING)
-            .order_by(SEEKS.c.created_at, SEEKS.c.id).limit(limit)
-        )  # fmt: skip
-        return [seek for row in self.connection.execute(query).mappings()
+        found = self.connection.execute(_WAITING, {"limit": limit})
+        return [seek for row in found.mappings()
                 if (seek := _record(row)) is not None]  # fmt: skip
 
     def statuses(self, seek_ids: Sequence[str]) -> dict[str, str]:
@@ -100,6 +111,29 @@ class SqlSeekRepository(SeekRepository):
             raise ConcurrentUpdate(f"seek {seek_id} stopped waiting meanwhile")
         if self.on_postgres:
             self.connection.execute(_NOTIFY, {"channel": SEEK_CHANNEL, "notice": f"{seek_id}:1"})
+
+    def match(self, seats: Sequence[MatchedSeat], now: datetime) -> None:
+        """One UPDATE for every seek a pass seats, and on PostgreSQL one statement for their
+        notices: two statements a pass, not two a seek."""
+        if not seats:
+            return
+        self._queue()
+        ids = [one.seek_id for one in seats]
+        result = self.connection.execute(
+            update(SEEKS)
+            .where(SEEKS.c.id.in_(ids), SEEKS.c.status == WAITING)
+            .values(
+                status=MATCHED,
+                settled_at=now,
+                game_id=case({one.seek_id: one.game_id for one in seats}, value=SEEKS.c.id),
+                seat=case({one.seek_id: one.seat for one in seats}, value=SEEKS.c.id),
+            )
+        )
+        if result.rowcount != len(set(ids)):
+            raise ConcurrentUpdate(f"of seeks {ids}, some stopped waiting meanwhile")
+        if self.on_postgres:
+            notices = [f"{seek_id}:1" for seek_id in ids]
+            self.connection.execute(_NOTIFY_EACH, {"channel": SEEK_CHANNEL, "notices": notices})
 
     def _queue(self) -> None:
         """On SQLite, queue at the writers' gate before this transaction writes (or, for a

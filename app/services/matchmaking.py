@@ -31,7 +31,7 @@ from app.services.model import Seat
 from app.services.pairing import Seeker, Sitter, Table, bot_tables, human_tables
 from app.services.player_store import bot_player_id
 from app.services.ratings import is_provisional
-from app.services.seeks import EXPIRED, MATCHED, WAITING, SeekRecord
+from app.services.seeks import EXPIRED, MATCHED, WAITING, MatchedSeat, SeekRecord
 from app.services.tokens import hash_token, new_token
 from app.services.turns import Moves, replies_deadline, start
 from app.services.unit_of_work import AbstractUnitOfWork, retrying
@@ -129,6 +129,7 @@ def _seat_humans(uow: AbstractUnitOfWork, now: datetime, rng: random.Random, don
         live = {seek.id: seek for seek in waiting if seek.expires_at > now}
         for table in human_tables([seeker(seek, now) for seek in live.values()], rng):
             done.seated.append(_seated(uow, table, live, now))
+        uow.seeks.match(_seats_of(done.seated), now)
         uow.commit()
     seated = {seek.id for game in done.seated for seek in game.seeks}
     done.left = [seek for seek in live.values() if seek.id not in seated]
@@ -157,6 +158,7 @@ def _seat_with_bots(
         if now_is is None or now_is.status != WAITING:
             return None
         seated = _seated(uow, table, {seek.id: seek}, now)
+        uow.seeks.match(_seats_of([seated]), now)
         uow.commit()
         return seated
 
@@ -164,7 +166,8 @@ def _seat_with_bots(
 def _seated(
     uow: AbstractUnitOfWork, table: Table, seeks: Mapping[str, SeekRecord], now: datetime
 ) -> Seated:
-    """Create the table's game, dealt (its bots' first moves played), and settle its seeks."""
+    """Create the table's game, dealt (its bots' first moves played); its seeks are settled
+    by the caller, with every other table's of its transaction (``_seats_of``)."""
     first = seeks[table.seek_ids[0]]
     seats = [_seat(number, sitter, seeks) for number, sitter in enumerate(table.sitters)]
     game = new_game(Rules.from_dict(first.rules), seats, None, rated=first.rated)
@@ -175,7 +178,6 @@ def _seated(
     matched = []
     for number, sitter in enumerate(table.sitters):
         if sitter.seek_id is not None:
-            uow.seeks.settle(sitter.seek_id, MATCHED, now, game.id, number)
             seek = seeks[sitter.seek_id]
             seek.status, seek.game_id, seek.seat, seek.settled_at = MATCHED, game.id, number, now
             matched.append(seek)
@@ -184,6 +186,12 @@ def _seated(
                       for n, s in enumerate(table.sitters))  # fmt: skip
     log.info("seated game %s from seeks: %s", game.id, order)
     return Seated(game.id, tuple(matched), table.with_bots)
+
+
+def _seats_of(games: list[Seated]) -> list[MatchedSeat]:
+    """Each seek these games seat, with its game and seat: settled in one go."""
+    return [MatchedSeat(seek.id, game.game_id, seek.seat) for game in games
+            for seek in game.seeks if seek.seat is not None]  # fmt: skip
 
 
 def _seat(number: int, sitter: Sitter, seeks: Mapping[str, SeekRecord]) -> Seat:

@@ -77,6 +77,12 @@ class PlayerRepository(abc.ABC):
     def id_of_token(self, token_hash: str) -> str | None:
         """The player whose bearer token hashes so."""
 
+    def of_token(self, token_hash: str) -> PlayerRecord | None:
+        """The player whose bearer token hashes so, read whole (the database's repository:
+        in one query)."""
+        player_id = self.id_of_token(token_hash)
+        return self.get(player_id) if player_id is not None else None
+
     @abc.abstractmethod
     def id_of_subject(self, subject: str) -> str | None:
         """The player a signed token's subject names."""

@@ -62,12 +62,11 @@ def identify(uow: AbstractUnitOfWork, bearer: Bearer) -> PlayerRecord:
     """The player a bearer names (401 if it names none)."""
     with uow:
         if isinstance(bearer, SignedPlayer):
-            player_id: str | None = bearer.player_id
+            player = uow.players.get(bearer.player_id)
         elif bearer:
-            player_id = uow.players.id_of_token(hash_token(bearer))
+            player = uow.players.of_token(hash_token(bearer))
         else:
             raise Unauthorized("this needs a player's token: Authorization: Bearer <token>")
-        player = uow.players.get(player_id) if player_id is not None else None
     if player is None:
         raise Unauthorized("that token is not a player's")
     return player

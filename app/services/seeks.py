@@ -55,6 +55,15 @@ class SeekRecord:
         return (now - self.created_at).total_seconds()
 
 
+@dataclass(frozen=True, slots=True)
+class MatchedSeat:
+    """A seek a pass seats: its game and its seat there."""
+
+    seek_id: str
+    game_id: str
+    seat: int
+
+
 class SeekRepository(abc.ABC):
     """Seeks. Writes join the unit of work's transaction, with the games it creates."""
 
@@ -97,3 +106,10 @@ class SeekRepository(abc.ABC):
         """End a seek's wait, only if it is still waiting (else ``ConcurrentUpdate``, and the
         whole transaction is lost: a seek is matched, cancelled or expired once). Its waiters,
         in every process, hear of it once the transaction commits."""
+
+    def match(self, seats: Sequence[MatchedSeat], now: datetime) -> None:
+        """``settle`` each of these seeks as ``matched`` to its game and seat, all or none: a
+        pass's whole work in one go (the database's repository sends one statement for all
+        of them, and one to announce them)."""
+        for one in seats:
+            self.settle(one.seek_id, MATCHED, now, one.game_id, one.seat)
