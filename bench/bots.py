@@ -4,6 +4,7 @@
     .venv/bin/python bench/bots.py --matches 60      # a quicker look
     .venv/bin/python bench/bots.py --no-write        # print only
     .venv/bin/python bench/bots.py --record runs.jsonl   # stoppable: run it again to go on
+    .venv/bin/python bench/bots.py --record runs.jsonl --only expert:greedy --jobs 1
 
 The pairings: each level against the one below, the top level against greedy and against
 ``classic`` (the previous expert). Each is ``basra simulate --a A --b B --matches N --seed S
@@ -94,10 +95,11 @@ def table(rows: list[Row], seed: int, jobs: int) -> str:
             f"| {s.a.cpu_median_ms:.2f} / {s.a.cpu_p99_ms:.2f} |"
         )
     fitted = ratings(rows)
+    order = sorted(fitted, key=lambda level: fitted[level])
     lines += [
         "",
         "Ratings (Bradley-Terry over these matches, random = 1000): "
-        + ", ".join(f"{level} {fitted[level]:.0f}" for level in sorted(fitted, key=lambda level: fitted[level])),
+        + ", ".join(f"{level} {fitted[level]:.0f}" for level in order),
         "",
         "Reproduce one row:",
         "",
@@ -130,13 +132,24 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--no-write", action="store_true", help="do not touch docs/bots.md")
     parser.add_argument("--record", type=Path, help="append each match here; resume from it")
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="A:B",
+        help="play only this pairing (repeatable), e.g. to run pairings side by side into "
+        "one --record; the page is then left alone",
+    )
     args = parser.parse_args()
     rows: list[Row] = []
     for a, b in PAIRINGS:
+        if args.only and f"{a}:{b}" not in args.only:
+            continue
         matches = args.matches if TOP not in (a, b) else args.search_matches or args.matches
         summary = run_pairing(a, b, matches, args.seed, args.jobs, args.record)
         print(summary.table(2, 101, args.seed), flush=True)
         rows.append((a, b, summary))
+    if args.only:
+        return 0
     text = table(rows, args.seed, args.jobs)
     print(text)
     fitted = ratings(rows)
