@@ -5,6 +5,7 @@
     .venv/bin/python bench/bots.py --no-write        # print only
     .venv/bin/python bench/bots.py --record runs.jsonl   # stoppable: run it again to go on
     .venv/bin/python bench/bots.py --record runs.jsonl --only expert:greedy --jobs 1
+    .venv/bin/python bench/bots.py --record runs.jsonl --no-play   # the table of what is in it
 
 The pairings: each level against the one below, the top level against greedy and against
 ``classic`` (the previous expert). Each is ``basra simulate --a A --b B --matches N --seed S
@@ -42,10 +43,17 @@ Row = tuple[str, str, Summary]
 
 
 def run_pairing(
-    a: str, b: str, matches: int, seed: int, jobs: int, record: Path | None = None
+    a: str,
+    b: str,
+    matches: int,
+    seed: int,
+    jobs: int,
+    record: Path | None = None,
+    play: bool = True,
 ) -> Summary:
     done = {r.index: r for r in recorded(record, a, b, seed) if r.index < matches}
-    specs = [MatchSpec(i, a, b, seed, 2, 101) for i in range(matches) if i not in done]
+    todo = range(matches) if play else range(0)
+    specs = [MatchSpec(i, a, b, seed, 2, 101) for i in todo if i not in done]
     progress = Progress(len(specs), sys.stderr)
     started = time.monotonic()
     results: list[MatchResult] = list(done.values())
@@ -139,13 +147,24 @@ def main() -> int:
         help="play only this pairing (repeatable), e.g. to run pairings side by side into "
         "one --record; the page is then left alone",
     )
+    parser.add_argument(
+        "--no-play",
+        action="store_true",
+        help="play nothing: the table from the matches in --record (up to --matches each)",
+    )
     args = parser.parse_args()
+    if args.no_play and args.record is None:
+        parser.error("--no-play needs --record")
     rows: list[Row] = []
     for a, b in PAIRINGS:
         if args.only and f"{a}:{b}" not in args.only:
             continue
         matches = args.matches if TOP not in (a, b) else args.search_matches or args.matches
-        summary = run_pairing(a, b, matches, args.seed, args.jobs, args.record)
+        summary = run_pairing(
+            a, b, matches, args.seed, args.jobs, args.record, play=not args.no_play
+        )
+        if not summary.matches:
+            continue  # --no-play, and none recorded
         print(summary.table(2, 101, args.seed), flush=True)
         rows.append((a, b, summary))
     if args.only:
