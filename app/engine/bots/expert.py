@@ -2,15 +2,18 @@
 
 Mid-round it is an information-set search by determinization: sample worlds that fit
 the view (the unseen cards dealt at random into the other hands and the stock), play
-each candidate card in every world, finish the round with the defensive play-out
-policy, and keep the card with the best mean result. The same worlds serve every
-candidate, so the comparison is paired and its noise small. Once the stock is empty
-the unseen cards are exactly the other hands: with two players the position is then
-open and the rest of the round is searched exactly (alpha-beta on the same value);
+each candidate card in every world, play on with the defensive play-out policy to the
+end of the next deal, reckon the rest of the round from the majority race
+(``horizon.py``), and keep the card with the best mean result. The same worlds serve
+every candidate, so the comparison is paired and its noise small. Once the stock is
+empty the unseen cards are exactly the other hands: with two players the position is
+then open and the rest of the round is searched exactly (alpha-beta on the same value);
 with four, each sampled deal of the three hidden hands is searched exactly once few
 enough cards are left. A round's end is valued by the odds it leaves of winning the match
-(``match.py``); ``classic``, the same search on the round's margin, is kept to measure by.
-The search has a fixed size, so a decision is reproducible from the view and the rng.
+(``match.py``). An opponent seen this round passing over its greedy best is modelled in
+the play-outs as defending too. ``classic``, an earlier expert (full play-outs valued by
+the round's margin), is kept to measure by. The search has a fixed size (worlds, within
+a budget of card plays), so a decision is reproducible from the view and the rng.
 """
 
 from __future__ import annotations
@@ -173,7 +176,7 @@ def _exact(side: int, leaf: Leaf) -> Callable[[Round], float]:
 
 # The expert before the match valuation, kept under the name ``classic`` to measure by.
 CLASSIC = Expert()
-DEFAULT = Expert(samples=192, match=True, budget=12_000, horizon=1, wise_defend=1.0)
+DEFAULT = Expert(samples=192, match=True, budget=8_000, horizon=1, wise_defend=1.0)
 
 
 def choose_expert(view: SeatView, rng: random.Random, deadline: float | None = None) -> Card:

@@ -58,11 +58,13 @@ def test_the_side_ahead_in_cards_is_the_likelier_to_take_the_majority() -> None:
 
 
 def test_the_budget_gives_the_long_early_decisions_fewer_worlds() -> None:
-    search = expert.DEFAULT
-    early = search.worlds(4, 7, 40, 2)
-    late = search.worlds(4, 3, 0, 2)
-    assert search.min_worlds <= early <= late <= search.samples
-    assert search.worlds(4, 7, 40, 2) == early  # a number from the position alone
+    full = expert.Expert(budget=12_000)  # play-outs to the round's end
+    early, late = full.worlds(4, 7, 40, 2), full.worlds(4, 3, 0, 2)
+    assert full.min_worlds <= early < late == full.samples
+    search = expert.DEFAULT  # cut one deal ahead: a deal's first cards cost the most
+    first, later = search.worlds(4, 7, 40, 2), search.worlds(2, 3, 40, 2)
+    assert search.min_worlds <= first < later == search.samples
+    assert search.worlds(4, 7, 40, 2) == search.worlds(4, 7, 8, 2)  # early or late in a round
 
 
 def test_the_expert_plays_the_same_card_with_its_capture_memos_cold_or_warm() -> None:
