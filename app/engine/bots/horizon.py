@@ -1,7 +1,7 @@
 """What a round cut short at a deal's end is worth: the points made, and the majority
 race judged from the cards still to be taken.
 
-Past the next deal or two, a play-out's cards are mostly luck that falls alike on every
+Past the next deal, a play-out's cards are mostly luck that falls alike on every
 candidate, so the search stops there and reckons the rest. The cards still to come (the
 stock and the floor) split between the sides with a spread of about ``SPREAD`` times
 their square root (measured on the play-out policy), so the side ahead by ``d`` cards
