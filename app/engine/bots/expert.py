@@ -2,15 +2,18 @@
 
 Mid-round it is an information-set search by determinization: sample worlds that fit
 the view (the unseen cards dealt at random into the other hands and the stock), play
-each candidate card in every world, finish the round with the defensive play-out
-policy, and keep the card with the best mean result. The same worlds serve every
-candidate, so the comparison is paired and its noise small. Once the stock is empty
-the unseen cards are exactly the other hands: with two players the position is then
-open and the rest of the round is searched exactly (alpha-beta on the same value);
+each candidate card in every world, play on with the defensive play-out policy to the
+end of the next deal, reckon the rest of the round from the majority race
+(``horizon.py``), and keep the card with the best mean result. The same worlds serve
+every candidate, so the comparison is paired and its noise small. Once the stock is
+empty the unseen cards are exactly the other hands: with two players the position is
+then open and the rest of the round is searched exactly (alpha-beta on the same value);
 with four, each sampled deal of the three hidden hands is searched exactly once few
 enough cards are left. A round's end is valued by the odds it leaves of winning the match
-(``match.py``); ``classic``, the same search on the round's margin, is kept to measure by.
-The search has a fixed size, so a decision is reproducible from the view and the rng.
+(``match.py``). An opponent seen this round passing over its greedy best is modelled in
+the play-outs as defending too. ``classic``, an earlier expert (full play-outs valued by
+the round's margin), is kept to measure by. The search has a fixed size (worlds, within
+a budget of card plays), so a decision is reproducible from the view and the rng.
 """
 
 from __future__ import annotations
@@ -23,11 +26,13 @@ from dataclasses import dataclass
 
 from app.engine.bots.endgame import exact_value
 from app.engine.bots.fastsim import Round
-from app.engine.bots.inference import sample_worlds
+from app.engine.bots.horizon import Worth, cut_value, margin
+from app.engine.bots.inference import passed_over_best, sample_worlds
 from app.engine.bots.knowledge import base_round, unseen_cards
 from app.engine.bots.match import MatchScore
 from app.engine.bots.playout import playout
 from app.engine.bots.simple import greedy_key, legal_moves
+from app.engine.bots.table import HAND_SIZE
 from app.engine.capture import Capture
 from app.engine.cards import SEVEN_OF_DIAMONDS, Card
 from app.engine.views import SeatView
@@ -45,6 +50,12 @@ class Expert:
     surprise: float = 0.2  # odds kept for a world where another seat passed over its best
     min_worlds: int = 8  # searched even past a deadline
     match: bool = False  # value a round's end by the odds of winning the match
+    # Against another side seen passing over its greedy best this round: its weight of our
+    # next basra in the play-outs and the odds kept for a surprise (negative: as above).
+    wise_defend: float = -1.0
+    wise_surprise: float = -1.0
+    budget: int = 0  # card plays a decision's play-outs may make, all worlds together; 0: none
+    horizon: int = -1  # new deals a play-out plays before it reckons the rest; -1: all
 
     def choose(self, view: SeatView, rng: random.Random, deadline: float | None = None) -> Card:
         """The best card found in a search of fixed size, so the same view and ``rng`` give
@@ -58,16 +69,38 @@ class Expert:
         unseen = unseen_cards(view)
         side = view.seat % 2 if view.seat is not None else 0
         cards = [move.card.index for move in candidates]
-        leaf = MatchScore.of(view).value if self.match else None
+        them, surprise = self.defend_them, self.surprise
+        if (self.wise_defend >= 0 or self.wise_surprise >= 0) and passed_over_best(
+            view, base.table
+        ):
+            them = self.wise_defend if self.wise_defend >= 0 else them
+            surprise = self.wise_surprise if self.wise_surprise >= 0 else surprise
+        score = MatchScore.of(view) if self.match else None
+        leaf = score.value if score is not None else None
         if view.stock_size == 0 and base.in_hands <= self.exact_cards:
             worlds = 1 if view.players == 2 else self.exact_samples
             finish = _exact(side, leaf)
         else:
-            worlds = self.samples
-            finish = _playout(side, self.defend_us, self.defend_them, leaf)
-        scores = self._evaluate(base, view, unseen, rng, worlds, cards, finish, deadline)
+            worlds = self.worlds(len(cards), base.in_hands - 1, view.stock_size, view.players)
+            if self.horizon < 0:
+                finish = _playout(side, self.defend_us, them, leaf)
+            else:
+                worth = score.worth if score is not None else margin
+                finish = _cut(side, self.defend_us, them, worth, self.horizon)
+        scores = self._evaluate(base, view, unseen, rng, worlds, cards, finish, surprise, deadline)
         best = max(range(len(cards)), key=lambda i: (scores[i], -i))
         return candidates[best].card
+
+    def worlds(self, candidates: int, in_hands: int, stock: int, players: int) -> int:
+        """Worlds for a decision whose play-outs each play the ``in_hands`` cards left in
+        the hands and then the stock, or its next ``horizon`` deals: as many as the budget
+        pays for, ``samples`` at most."""
+        if not self.budget:
+            return self.samples
+        if self.horizon >= 0:
+            stock = min(stock, self.horizon * HAND_SIZE * players)
+        per_world = max(1, candidates * (in_hands + stock))
+        return max(self.min_worlds, min(self.samples, self.budget // per_world))
 
     def _evaluate(
         self,
@@ -78,10 +111,11 @@ class Expert:
         worlds: int,
         cards: list[int],
         finish: Callable[[Round], float],
+        surprise: float,
         deadline: float | None = None,
     ) -> list[float]:
         totals = [0.0] * len(cards)
-        sampled = sample_worlds(base, view, unseen, rng, worlds, self.surprise)
+        sampled = sample_worlds(base, view, unseen, rng, worlds, surprise)
         for n, world in enumerate(sampled):
             if deadline is not None and n >= self.min_worlds and time.monotonic() > deadline:
                 # every candidate has been tried in the same n worlds: still a fair race
@@ -110,6 +144,14 @@ def distinct_moves(moves: tuple[Capture, ...]) -> list[Capture]:
 Leaf = Callable[[Round, int], float] | None
 
 
+def _cut(side: int, us: float, them: float, worth: Worth, horizon: int) -> Callable[[Round], float]:
+    def cut(state: Round) -> float:
+        playout(state, side, us, them, None, horizon)
+        return cut_value(state, side, worth)
+
+    return cut
+
+
 def _playout(side: int, us: float, them: float, leaf: Leaf) -> Callable[[Round], float]:
     if leaf is None:
 
@@ -132,9 +174,9 @@ def _exact(side: int, leaf: Leaf) -> Callable[[Round], float]:
     return finish
 
 
-# Today's search, kept under the name ``classic`` to measure the expert against.
+# The expert before the match valuation, kept under the name ``classic`` to measure by.
 CLASSIC = Expert()
-DEFAULT = Expert(match=True)
+DEFAULT = Expert(samples=192, match=True, budget=8_000, horizon=1, wise_defend=1.0)
 
 
 def choose_expert(view: SeatView, rng: random.Random, deadline: float | None = None) -> Card:

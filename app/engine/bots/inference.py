@@ -15,7 +15,12 @@ import random
 from collections.abc import Iterator
 
 from app.engine.bots.fastsim import Round
-from app.engine.bots.knowledge import Decision, decisions_this_deal, sample_round
+from app.engine.bots.knowledge import (
+    Decision,
+    decisions_in_finished_deals,
+    decisions_this_deal,
+    sample_round,
+)
 from app.engine.bots.table import (
     BASRA_KIND,
     CARD_BITS,
@@ -47,6 +52,22 @@ def surprises(world: Round, decisions: list[Decision]) -> int:
     for decision in decisions:
         chosen = greedy_score(table, decision.floor, decision.card)
         held = world.hands[decision.seat] + iter_bits(decision.later)
+        if any(greedy_score(table, decision.floor, card) > chosen for card in held):
+            count += 1
+    return count
+
+
+def passed_over_best(view: SeatView, table: CaptureTable) -> int:
+    """How many plays of the other side in this round's finished deals were not the
+    greedy best: there the seat's whole hand is known, so the count is exact. A seat that
+    passed over its best looks further ahead than greedy does."""
+    count = 0
+    side = (view.seat or 0) % 2
+    for decision in decisions_in_finished_deals(view):
+        if decision.seat % 2 == side:
+            continue
+        chosen = greedy_score(table, decision.floor, decision.card)
+        held = iter_bits(decision.later)
         if any(greedy_score(table, decision.floor, card) > chosen for card in held):
             count += 1
     return count

@@ -117,21 +117,41 @@ class Decision:
     floor: int  # the floor before the card, as a mask
     card: int
     later: int  # the cards that seat played after this one in the same deal
+    move: int  # its place among the round's moves
 
 
 def decisions_this_deal(view: SeatView) -> list[Decision]:
-    """The other seats' plays since the last deal, each with the floor it met. The
-    floor is rebuilt backwards from the current one: put back what a card took, or
-    lift off a card that was trailed."""
+    """The other seats' plays since the last deal, each with the floor it met."""
+    deal = HAND_SIZE * view.players
+    start = len(view.round_moves) - len(view.round_moves) % deal
+    return [d for d in decisions_this_round(view) if d.move >= start]
+
+
+def decisions_in_finished_deals(view: SeatView) -> list[Decision]:
+    """The other seats' plays in this round's finished deals: there ``later`` holds every
+    card the seat still held, so each play can be checked against its whole hand."""
+    deal = HAND_SIZE * view.players
+    end = len(view.round_moves) - len(view.round_moves) % deal
+    return [d for d in decisions_this_round(view) if d.move < end]
+
+
+def decisions_this_round(view: SeatView) -> list[Decision]:
+    """The other seats' plays this round, each with the floor it met and the cards the
+    seat played later in the same deal. The floor is rebuilt backwards from the current
+    one: put back what a card took, or lift off a card that was trailed."""
     moves = view.round_moves
-    start = len(moves) - len(moves) % (HAND_SIZE * view.players)
+    deal = HAND_SIZE * view.players
     floor = mask_of(view.floor)
     played_after = [0] * view.players
     found = []
-    for move in reversed(moves[start:]):
+    for index in range(len(moves) - 1, -1, -1):
+        move = moves[index]
+        if index % deal == deal - 1:
+            played_after = [0] * view.players  # the last card of a deal: a new deal behind
         bit = 1 << move.card.index
         floor = floor | mask_of(move.captured) if move.captured else floor & ~bit
         if move.seat != view.seat:
-            found.append(Decision(move.seat, floor, move.card.index, played_after[move.seat]))
+            later = played_after[move.seat]
+            found.append(Decision(move.seat, floor, move.card.index, later, index))
         played_after[move.seat] |= bit
     return found

@@ -32,7 +32,10 @@ class MatchScore:
 
     def value(self, state: Round, side: int) -> float:
         """The worth for ``side`` of the round ended in ``state``."""
-        points = state.round_points()
+        return self.worth(state.round_points(), side)
+
+    def worth(self, points: list[int], side: int) -> float:
+        """The worth for ``side`` of a round that scores ``points`` per side."""
         ours = self.totals[side] + points[side]
         theirs = self.totals[1 - side] + points[1 - side]
         lead = ours - theirs

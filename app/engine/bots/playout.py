@@ -54,13 +54,17 @@ def playout(
     defend_us: float = 1.0,
     defend_them: float = 1.0,
     trace: list[int] | None = None,
+    deals: int = -1,
 ) -> float:
     """Play ``state`` (which is used up) to the end of the round; the margin of ``side``.
     ``defend_us`` and ``defend_them`` weigh the next seat's expected basra for the
-    seats of ``side`` and for the others; ``trace``, if given, receives every card."""
+    seats of ``side`` and for the others; ``trace``, if given, receives every card.
+    With ``deals`` at 0 or more, stop when the hands run out after that many new deals:
+    the stock is then left undealt, and the margin returned is not the round's."""
     table = state.table
     memo = table.memo
     threats = table.threats
+    threat_memo = table.threat_memo
     hands = state.hands
     stock = state.stock
     players = state.players
@@ -80,13 +84,14 @@ def playout(
             if result is None:
                 result = table.capture(floor, card)
         else:
-            hand_mask = 0
-            for card in hand:
-                hand_mask |= 1 << card
-            hidden = CARD_BITS & ~(out | hand_mask)
-            odds = HIT[hidden.bit_count()]
-            reply = len(hands[(turn + 1) % players])
             defend = defend_us if turn & 1 == side else defend_them
+            if defend:
+                hand_mask = 0
+                for card in hand:
+                    hand_mask |= 1 << card
+                hidden = CARD_BITS & ~(out | hand_mask)
+                odds = HIT[hidden.bit_count()]
+                reply = len(hands[(turn + 1) % players])
             best = -1e9
             card = result = -1
             for option in hand:
@@ -102,7 +107,10 @@ def playout(
                     left = floor | (1 << option)
                 score -= KEEP[option]
                 if defend and left:
-                    for kind_mask, gain in threats(left):
+                    found_threats = threat_memo.get(left)
+                    if found_threats is None:
+                        found_threats = threats(left)
+                    for kind_mask, gain in found_threats:
                         count = (kind_mask & hidden).bit_count()
                         if count:
                             score -= defend * gain * odds[count][reply]
@@ -126,6 +134,9 @@ def playout(
             floor |= 1 << card
         turn = (turn + 1) % players
         if not in_hands and stock:
+            if not deals:
+                break
+            deals -= 1
             for offset in range(1, players + 1):
                 hands[(state.dealer + offset) % players] = stock[:HAND_SIZE]
                 del stock[:HAND_SIZE]

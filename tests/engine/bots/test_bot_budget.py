@@ -32,7 +32,7 @@ def test_the_expert_plays_the_same_card_on_a_machine_25_times_slower(
     for state in random_positions(6, 2, seed=70):
         view = observe(state, state.turn)
         idle = choose_card("expert", view, random.Random(5), deadline=None)
-        # The service's guard: one second. Each world now takes 5 ms, 128 worlds 0.64 s.
+        # The service's guard: one second. Each world now takes 5 ms, 192 worlds 0.96 s.
         monkeypatch.setattr(expert.time, "monotonic", slow_clock(0.005))
         loaded = choose_card("expert", view, random.Random(5), deadline=1.0)
         monkeypatch.undo()
