@@ -4,7 +4,8 @@ A stream served the plain way is a thread that wakes for every record, formats i
 with a thousand streams in a process, those wake-ups under the GIL cost ~48 µs a record and took
 the CPU from the moves (docs/performance.md, "Live streams"). An ``Outlet`` lets whichever thread
 brings a game's new records (the hub's listener) write them to every caught-up stream's socket
-itself: the records are rendered once per batch, and each socket gets one non-blocking ``send``.
+itself: the records are rendered once per batch, and each socket gets one non-blocking send that
+keeps the GIL (sends.py).
 The stream's thread sleeps meanwhile, waking only for a keep-alive or when it is handed back its
 stream.
 
@@ -26,11 +27,10 @@ import time
 from collections.abc import Callable
 
 from app.live.records import Record
+from app.live.sends import send_now  # keeps the GIL: the hub's thread serves many sockets
 
 # A batch of records (an empty one: a keep-alive) as the bytes that go on the wire.
 Render = Callable[[list[Record]], bytes]
-# A send that never waits; a client gone is an OSError (EPIPE), not a SIGPIPE.
-_AT_ONCE = socket.MSG_DONTWAIT | getattr(socket, "MSG_NOSIGNAL", 0)
 
 
 class Outlet:
@@ -49,9 +49,7 @@ class Outlet:
         """Send without waiting; False if the socket did not take it all (the rest is kept in
         ``leftover`` for the stream's thread) or the client is gone."""
         try:
-            sent = self.sock.send(wire, _AT_ONCE)
-        except (BlockingIOError, InterruptedError):
-            sent = 0
+            sent = send_now(self.sock, wire)
         except OSError:
             self.broken = True
             return False
