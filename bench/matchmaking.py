@@ -6,7 +6,8 @@ balancer (deploy/haproxy.cfg) in front of two gunicorn instances:
   1. clients play whole games against a greedy bot: moves/s;
   2. the same, while ``--players`` players seek at once, wave after wave: each seeks (four in
      five for two players, the rest for four), follows its seek with ``GET /seeks/{id}?wait=30``
-     until it is matched, then seeks again in the next wave;
+     until it is matched, then seeks again in the next wave (the seekers in a process of
+     their own, so that they do not take the players' interpreter);
   3. 1. again: moves/s in 2. is compared with the mean of 1. and 3. (a shared machine drifts).
 Checked after the run: every seek ended matched or expired (none lost, none waiting), every game
 made from seeks holds exactly the players whose seeks name it, and no seek is in two games.
@@ -22,8 +23,10 @@ Loopback only, bounded in time; needs /usr/sbin/haproxy (scripts/ensure-haproxy)
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import contextlib
 import http.client
+import multiprocessing as mp
 import os
 import subprocess
 import sys
@@ -62,6 +65,17 @@ class Wave:
         self.heard: dict[str, tuple[float, dict]] = {}  # seek id -> (when settled, the seek)
         self.errors: list[str] = []
         self.lock = threading.Lock()
+
+    def outcome(self) -> dict:
+        """What the wave saw, in plain values (to come back from the process that ran it)."""
+        return {"sent": self.sent, "owner": self.owner, "heard": self.heard, "errors": self.errors}
+
+    @classmethod
+    def from_outcome(cls, port: int, players: list[dict], outcome: dict) -> Wave:
+        wave = cls(port, players)
+        wave.sent, wave.owner = outcome["sent"], outcome["owner"]
+        wave.heard, wave.errors = outcome["heard"], outcome["errors"]
+        return wave
 
     def run(self, timeout: float = 120) -> None:
         gate = threading.Barrier(len(self.players))
@@ -132,6 +146,16 @@ class Wave:
         return found
 
 
+def seek_in_waves(port: int, players: list[dict], waves: int) -> list[dict]:
+    """Every player seeks, wave after wave; what each wave saw."""
+    outcomes = []
+    for _ in range(waves):
+        wave = Wave(port, players)
+        wave.run()
+        outcomes.append(wave.outcome())
+    return outcomes
+
+
 def psql_rows(query: str) -> list[str]:
     found = subprocess.run(["psql", ADMIN_URL, "-Atc", query], capture_output=True, text=True)
     return found.stdout.split()
@@ -191,18 +215,12 @@ def measure(port: int, args: argparse.Namespace, masters: list[int], database: s
     load(port, args.clients, 2)  # warm every worker up
     alone = load(port, args.clients, args.seconds)
     players = make_players(port, args.players)
-    waves: list[Wave] = []
-
-    def seek_waves() -> None:
-        for _ in range(args.waves):
-            wave = Wave(port, players)
-            wave.run()
-            waves.append(wave)
-
-    seeking = threading.Thread(target=seek_waves)
-    seeking.start()
-    beside = load(port, args.clients, args.seconds)
-    seeking.join(timeout=600)
+    # The seekers run in a process of their own, as other people's clients would: threads of
+    # this one would take its interpreter from the clients whose moves are being counted.
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=mp.get_context("fork")) as pool:
+        seeking = pool.submit(seek_in_waves, port, players, args.waves)
+        beside = load(port, args.clients, args.seconds)
+        waves = [Wave.from_outcome(port, players, o) for o in seeking.result(timeout=600)]
     # Alone again after: on a shared machine the rate drifts, and the run beside the waves is
     # compared with the mean of the runs on either side of it.
     alone_after = load(port, args.clients, args.seconds)
