@@ -114,7 +114,10 @@ class PooledClosesMixin:
     def finish_request(self, conn: Any, fs: Any) -> None:
         if not fs.cancelled() and fs.exception() is None and fs.result() is False:
             self.nr_conns -= 1
-            self.tpool.submit(conn.close, True)  # graceful: the wait is the pool thread's
+            try:
+                self.tpool.submit(conn.close, True)  # graceful: the wait is the pool thread's
+            except RuntimeError:  # the pool is shut down (the worker is stopping): close now
+                conn.close()
             return
         super().finish_request(conn, fs)  # type: ignore[misc]
 
