@@ -38,6 +38,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -314,8 +315,11 @@ class Watchers:
         self.pipes, self.processes = [], []
         for part in range(args.watcher_processes):
             ours, theirs = context.Pipe()
+            # daemonic: a run that fails ends them with it instead of waiting out their deadline
             process = context.Process(
-                target=watch, args=(port, specs[part :: args.watcher_processes], theirs)
+                target=watch,
+                args=(port, specs[part :: args.watcher_processes], theirs),
+                daemon=True,
             )
             process.start()
             self.pipes.append(ours)
@@ -439,28 +443,36 @@ def main() -> int:
     }
     if args.worker_class:
         env["GUNICORN_WORKER_CLASS"] = args.worker_class
-    server = None
-    try:
-        subprocess.run([BIN / "basra", "migrate"], env=env, check=True, capture_output=True)
-        server = subprocess.Popen(
-            [BIN / "gunicorn", "-c", "gunicorn.conf.py", "app.wsgi:app"],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        for _ in range(200):
-            try:
-                with socket.create_connection((HOST, port), timeout=1):
-                    break
-            except OSError:
-                time.sleep(0.1)
-        result = asyncio.run(bench(args, port, server.pid))
-    finally:
-        if server is not None:
-            server.terminate()
-            server.wait(timeout=30)
-        psql(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+    # shown if the run fails: WORKER TIMEOUT and the like
+    with tempfile.TemporaryFile() as server_log:
+        server = None
+        try:
+            subprocess.run([BIN / "basra", "migrate"], env=env, check=True, capture_output=True)
+            server = subprocess.Popen(
+                [BIN / "gunicorn", "-c", "gunicorn.conf.py", "app.wsgi:app"],
+                cwd=ROOT,
+                env=env,
+                stdout=server_log,
+                stderr=subprocess.STDOUT,
+            )
+            for _ in range(200):
+                try:
+                    with socket.create_connection((HOST, port), timeout=1):
+                        break
+                except OSError:
+                    time.sleep(0.1)
+            result = asyncio.run(bench(args, port, server.pid))
+        except BaseException:
+            server_log.seek(0)
+            lines = server_log.read().decode(errors="replace").splitlines()
+            tail = [line for line in lines if '"level": "info"' not in line][-40:]  # no requests
+            print("the server's log but the requests:", *tail, sep="\n", file=sys.stderr)
+            raise
+        finally:
+            if server is not None:
+                server.terminate()
+                server.wait(timeout=30)
+            psql(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
 
     worker_class = args.worker_class or "gunicorn.conf.py's default"
     load = os.getloadavg()[0]
