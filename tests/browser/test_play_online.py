@@ -18,11 +18,14 @@ def open_lobby(page: Any, base: str) -> None:
     page.wait_for_selector("#me-link:not([hidden])")
 
 
-def seek(page: Any, *, rated: bool = True, bot: bool = False) -> None:
+def seek(page: Any, *, rated: bool = True, bot: bool = False, waits: bool = True) -> None:
+    """Press "Play online"; unless ``waits`` is false, see the search shown. A seek that a
+    waiting one matches at once shows it for a few milliseconds only, then the table."""
     page.set_checked("#online-rated", rated)
     page.set_checked("#online-bot", bot)
     page.click("#seek")
-    page.wait_for_selector("#seeking:not([hidden])")
+    if waits:
+        page.wait_for_selector("#seeking:not([hidden])")
 
 
 def table_of(page: Any) -> str:
@@ -41,7 +44,7 @@ def test_two_guests_who_play_online_land_at_the_same_table(
     seek(nadia)
     nadia.wait_for_function("() => document.querySelector('#seek-elapsed').textContent !== '0 s'")
     assert "Looking" in nadia.text_content("#seek-status")
-    seek(omar)
+    seek(omar, waits=False)  # Nadia is waiting: paired at once
     game_id = table_of(nadia)
     assert table_of(omar) == game_id
     view = api.view(game_id)
