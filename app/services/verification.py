@@ -176,5 +176,6 @@ def _check_deck(
         allowed = fixed_round_allowed(number, logged)
         detail = None if allowed else "only round 1 of a game created with a deck may be fixed"
         return {"round": number, "fixed": True, "ok": allowed, "detail": detail}
-    deck = codes(shuffled_deck(seed, client_seed, number))
-    return {"round": number, "fixed": False, "ok": deck == data["deck"]}
+    ok = codes(shuffled_deck(seed, client_seed, number)) == data["deck"]
+    detail = None if ok else "the deck logged is not the one the seeds give"
+    return {"round": number, "fixed": False, "ok": ok, "detail": detail}

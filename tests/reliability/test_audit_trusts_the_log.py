@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from sqlalchemy import select, update
 
+from app.engine.cards import FULL_DECK, codes
 from app.persistence import EventRow, GameRow
 from app.services.log import event_hash
 
@@ -128,3 +129,16 @@ def test_round_one_marked_fixed_without_a_deck_fails_the_decks_check(app, client
         "detail": "only round 1 of a game created with a deck may be fixed",
     }  # fmt: skip
     assert checks["hash_chain"]["ok"] is True
+
+
+def test_a_shuffled_deck_changed_in_the_log_fails_the_decks_check_and_says_why(app, client):
+    game_id = _finished(client)
+    checks = client.get(f"/games/{game_id}/verify").get_json()["checks"]
+    assert checks["decks"]["rounds"][0] == {"round": 1, "fixed": False, "ok": True, "detail": None}
+    _rewrite_deal(app, game_id, 1, True, deck=codes(FULL_DECK))  # the deck in canonical order
+    checks = _verify(client, game_id)
+    assert checks["decks"]["rounds"][0] == {
+        "round": 1, "fixed": False, "ok": False,
+        "detail": "the deck logged is not the one the seeds give",
+    }  # fmt: skip
+    assert checks["hash_chain"]["ok"] is True  # rechained: only the deck check sees it
