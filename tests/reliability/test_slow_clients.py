@@ -46,7 +46,11 @@ def connect(port: int, source: str = "127.0.0.1") -> socket.socket:
 
 def sent(port: int, data: bytes, source: str = "127.0.0.1") -> socket.socket:
     client = connect(port, source)
-    client.sendall(data)
+    try:
+        client.sendall(data)
+    except BaseException:  # reset before the request went out: close it here, not at GC
+        client.close()
+        raise
     return client
 
 
