@@ -16,7 +16,7 @@ from math import log10
 
 ANCHOR, ANCHOR_RATING = "random", 1000.0
 
-RATINGS: dict[str, int] = {"random": 1000, "greedy": 1413, "skilled": 1552, "expert": 1808}
+RATINGS: dict[str, int] = {"random": 1000, "greedy": 1413, "skilled": 1550, "expert": 1814}
 
 
 def fit(pairings: Iterable[tuple[str, str, float, int]], rounds: int = 2000) -> dict[str, float]:
