@@ -58,7 +58,6 @@ class MatchOdds:
     odds of each (points of the side that leads, points of the other) a round may score."""
 
     def __init__(self, target: int, step: int, rounds: dict[tuple[int, int], float]) -> None:
-        self.target = target
         self.step = step
         size = -(-target // step)  # totals i * step below the target: i < size
         moves = [(x // step, y // step, odds) for (x, y), odds in rounds.items() if x or y]
