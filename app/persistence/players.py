@@ -22,6 +22,7 @@ _RECORD_COLUMNS = [PLAYERS.c[name] for name in _RECORD]
 # Built once (every request with a player's bearer sends it): a statement built anew each
 # call costs SQLAlchemy its cache key again.
 _OF_TOKEN = select(*_RECORD_COLUMNS).where(PLAYERS.c.token_hash == bindparam("token_hash"))
+_BY_ID = select(*_RECORD_COLUMNS).where(PLAYERS.c.id == bindparam("player_id"))
 
 
 class SqlPlayerRepository(PlayerRepository):
@@ -40,10 +41,12 @@ class SqlPlayerRepository(PlayerRepository):
     def get(self, player_id: str, for_update: bool = False) -> PlayerRecord | None:
         if not storable(player_id):
             return None
-        query = select(*_RECORD_COLUMNS).where(PLAYERS.c.id == player_id)
         if for_update:
-            query = query.with_for_update()
-        row = self.game_store.connection.execute(query).mappings().first()
+            query = _BY_ID.with_for_update()
+            found = self.game_store.connection.execute(query, {"player_id": player_id})
+        else:
+            found = self.game_store.read_alone(_BY_ID, {"player_id": player_id})
+        row = found.mappings().first()
         return None if row is None else PlayerRecord(**row)
 
     def id_of_token(self, token_hash: str) -> str | None:
@@ -51,7 +54,7 @@ class SqlPlayerRepository(PlayerRepository):
         return self.game_store.connection.scalars(query).first()
 
     def of_token(self, token_hash: str) -> PlayerRecord | None:
-        found = self.game_store.connection.execute(_OF_TOKEN, {"token_hash": token_hash})
+        found = self.game_store.read_alone(_OF_TOKEN, {"token_hash": token_hash})
         row = found.mappings().first()
         return None if row is None else PlayerRecord(**row)
 

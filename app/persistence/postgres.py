@@ -47,7 +47,7 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg.pq import TransactionStatus
 from psycopg.types.json import Json
-from sqlalchemy import Connection, Engine
+from sqlalchemy import Connection, CursorResult, Engine, Executable
 
 from app.live.feed import is_ended
 from app.live.records import GameFacts, record_of
@@ -220,6 +220,18 @@ class PostgresGameRepository(SqlGameRepository):
         fields = dict(zip(LOADED_COLUMNS, row, strict=False))
         seats = [Seat(*seat) for seat in row[-1]]
         return GameRecord(**fields, seats=seats)
+
+    def read_alone(
+        self, statement: Executable, parameters: dict[str, Any] | None = None
+    ) -> CursorResult[Any]:
+        """First in its unit of work (no transaction open, no write held), the read is sent
+        in psycopg's autocommit: no BEGIN goes before it, so it is one round trip where a
+        transaction's read took two, and nothing is left to roll back. Later in the unit of
+        work, it is read in the transaction, and sees its writes."""
+        if self.held or not _idle(driver := self._driver()):
+            return self.connection.execute(statement, parameters)
+        with _autocommitted(driver):
+            return self._checked_out().execute(statement, parameters)
 
     def stored_result(self, game_id: str, seat: int, key: str) -> StoredResult | None:
         """The answer read with the game when it was loaded with this key, else a query."""

@@ -19,7 +19,9 @@ from typing import Any
 import orjson
 from sqlalchemy import (
     Connection,
+    CursorResult,
     Engine,
+    Executable,
     bindparam,
     delete,
     func,
@@ -68,6 +70,14 @@ class SqlGameRepository(GameRepository):
         if connection is None:
             connection = self._pooled = self.engine.connect()
         return connection
+
+    def read_alone(
+        self, statement: Executable, parameters: dict[str, Any] | None = None
+    ) -> CursorResult[Any]:
+        """A read that needs no transaction (one row by its key, as a request's bearer or
+        seek names it), sent at once. Here it joins the unit of work's transaction like any
+        statement; on PostgreSQL, first in its unit of work, it goes alone (postgres.py)."""
+        return self.connection.execute(statement, parameters)
 
     def before_writing(self) -> None:
         """A write is about to be sent: SQLite queues its writers at a gate first (sqlite.py)."""

@@ -69,7 +69,7 @@ class SqlSeekRepository(SeekRepository):
     def get(self, seek_id: str) -> SeekRecord | None:
         if not storable(seek_id):
             return None
-        row = self.connection.execute(_BY_ID, {"seek_id": seek_id}).mappings()
+        row = self.games.read_alone(_BY_ID, {"seek_id": seek_id}).mappings()
         return _record(row.first())
 
     def waiting_of(self, player_id: str) -> SeekRecord | None:
