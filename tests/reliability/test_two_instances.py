@@ -267,3 +267,47 @@ def test_through_the_balancer_a_players_moves_start_from_images(
         assert used + missed <= moves
         assert all(served(instance) > 0 for instance in instances)  # both had players
         assert used >= 0.9 * moves, (used, missed, moves)  # seen: 60 of 60
+
+
+def test_many_players_at_once_keep_their_moves_on_the_instance_that_kept_the_image(
+    cluster: PostgresCluster, tmp_path: Path
+) -> None:
+    """Eight players at once through deploy/haproxy.cfg: each keeps its server connection
+    (``http-reuse never``), so its moves reach the worker that kept its game's image. With
+    the connections to a replica shared among clients, a move went over whichever was idle,
+    to any worker: about one move in ten started from an image."""
+    with two_instances(cluster, "images_many_players", tmp_path) as (instances, balancer):
+        moves: list[int] = []
+        failures: list[str] = []
+
+        def play() -> None:
+            session, played = requests.Session(), 0
+            try:
+                created = session.post(f"{balancer.url}/games", timeout=10, json={
+                    "players": [{"name": "Amira"}, {"bot": "greedy"}]}).json()  # fmt: skip
+                game_id, state = created["id"], created["state"]
+                token = created["seats"][0]["token"]
+                for _ in range(20):
+                    if state["status"] != "active":
+                        break
+                    answer = session.post(
+                        f"{balancer.url}/games/{game_id}/moves", json={"card": state["hand"][0]},
+                        headers={"Authorization": f"Bearer {token}"}, timeout=10,
+                    )  # fmt: skip
+                    if answer.status_code != 201:
+                        failures.append(answer.text[:300])
+                        return
+                    state, played = answer.json()["state"], played + 1
+            finally:
+                moves.append(played)
+
+        threads = [threading.Thread(target=play) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+        assert not failures, failures
+        scrapes = [scrape(instance) for instance in instances]
+        used = sum(value(s, "basra_game_images_total", outcome="used") for s in scrapes)
+        assert sum(moves) >= 8 * 15
+        assert used >= 0.9 * sum(moves), (used, sum(moves))
