@@ -37,6 +37,11 @@ def make_engine(database_url: str, **options: Any) -> Engine:
     options.setdefault("json_serializer", json_bytes)  # psycopg sends the bytes as they are
     options.setdefault("pool_size", 10)
     options.setdefault("max_overflow", 0)
+    # The connection given back last is handed out first: after a burst has opened the whole
+    # pool, the steady load keeps to a few connections (and PostgreSQL backends) that stay warm
+    # in the processor's caches, where first-in-first-out cycled every request through all of
+    # them (docs/matchmaking.md, "the moves alone are slower after the waves").
+    options.setdefault("pool_use_lifo", True)
     engine = create_engine(database_url, **options)
     if not options["pool_pre_ping"]:
         drop_dead_connections(engine)

@@ -118,3 +118,15 @@ def test_a_unit_of_work_that_sends_nothing_takes_no_connection(database):
     with SqlUnitOfWork(database) as uow:
         assert uow.games.get("no such game\x00") is None  # refused before any statement
         assert checked_out(database) == 0
+
+
+def test_the_pool_hands_out_the_connection_given_back_last(database, backend):
+    """After a burst opened several connections, the steady load keeps to the warm ones."""
+    if backend != "postgresql":
+        pytest.skip("SQLite's pool is its own")
+    first, second, third = (database.engine.connect() for _ in range(3))
+    drivers = [c.connection.driver_connection for c in (first, second, third)]
+    for connection in (third, first, second):  # second is given back last
+        connection.close()
+    with database.engine.connect() as again:
+        assert again.connection.driver_connection is drivers[1]
