@@ -6,13 +6,10 @@ its write, where a race would put it."""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any, Self
 
-import psycopg
 import pytest
-from bench_modules import bench_module
 
 from app.persistence import Database, SqlUnitOfWork
 from app.services import audit, games
@@ -22,9 +19,6 @@ from app.services.imaged_games import ImagedUnitOfWork
 from app.services.unit_of_work import StoredResult
 
 from .test_unit_of_work import loaded
-
-_profile_move = bench_module("profile_move")
-counting_waits = _profile_move.counting_waits
 
 
 class Intruded(SqlUnitOfWork):
@@ -120,26 +114,6 @@ def test_a_move_that_lost_its_race_is_retried_under_the_lock_and_applies(databas
     assert audit.verify(SqlUnitOfWork(database), game_id)["ok"]
     again = play(SqlUnitOfWork(database), game_id, token, second, key="key-2")
     assert again.replayed and again.to_dict() == played.to_dict()
-
-
-@pytest.fixture
-def round_trips(database, backend: str, monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
-    """The round trips to the server on ``database``'s one connection (the tests' app runs
-    its listener and sweeper on others meanwhile): psycopg's waits, counted as
-    bench/profile_move.py does."""
-    if backend != "postgresql":
-        pytest.skip("SQLite runs in process: no message goes anywhere")
-    with database.engine.connect() as connection:
-        ours = connection.connection.driver_connection
-    counter: Counter[str] = Counter()
-    wait = psycopg.Connection.wait
-    counted = counting_waits(wait, counter)
-
-    def wait_on_ours(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return (counted if self is ours else wait)(self, *args, **kwargs)
-
-    monkeypatch.setattr(psycopg.Connection, "wait", wait_on_ours)
-    return counter
 
 
 def test_a_move_is_two_messages_to_postgresql_with_or_without_a_key(database, round_trips):

@@ -1,26 +1,21 @@
 """A request's first read by key (the player its bearer names, the seek it asks for) needs no
-transaction: on PostgreSQL it is one message to the server, not BEGIN, the read and ROLLBACK.
+transaction: on PostgreSQL it is one message to the server, not BEGIN and then the read.
 A read that comes after a write of its unit of work still sees that write, and the connection
 goes back to the pool out of autocommit."""
 
 from __future__ import annotations
 
 import secrets
-from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
-import psycopg
 import pytest
-from bench_modules import bench_module
 
 from app.persistence import Database, SqlUnitOfWork
 from app.services.player_store import PlayerRecord
 from app.services.seeks import WAITING, SeekRecord, kind_of
 from app.services.tokens import hash_token
 
-counting_waits = bench_module("profile_move").counting_waits
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 
 
@@ -29,24 +24,6 @@ def database(database_url: str) -> Iterator[Database]:
     db = Database(database_url, pool_size=1)  # the same connection for every unit of work
     yield db
     db.dispose()
-
-
-@pytest.fixture
-def round_trips(database: Database, backend: str, monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
-    """The round trips to the server on ``database``'s one connection (psycopg's waits)."""
-    if backend != "postgresql":
-        pytest.skip("SQLite runs in process: no message goes anywhere")
-    with database.engine.connect() as connection:
-        ours = connection.connection.driver_connection
-    counter: Counter[str] = Counter()
-    wait = psycopg.Connection.wait
-    counted = counting_waits(wait, counter)
-
-    def wait_on_ours(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return (counted if self is ours else wait)(self, *args, **kwargs)
-
-    monkeypatch.setattr(psycopg.Connection, "wait", wait_on_ours)
-    return counter
 
 
 def a_player(database: Database) -> tuple[PlayerRecord, str]:
