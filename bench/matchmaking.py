@@ -11,9 +11,10 @@ balancer (deploy/haproxy.cfg) in front of two gunicorn instances:
   3. 1. again: moves/s in 2. is compared with the mean of 1. and 3. (a shared machine drifts).
 Checked after the run: every seek ended matched or expired (none lost, none waiting), every game
 made from seeks holds exactly the players whose seeks name it, and no seek is in two games.
-Printed: seeks, games, time to match (from the moment the table's last seek was sent to the
-moment its player heard of the match: p50, p99, max), and moves/s in the three runs; then one
-more wave with nobody playing, and the CPU it cost the workers and PostgreSQL.
+Printed: how fast the machine is (a yardstick: a fixed piece of Python, timed), seeks, games,
+time to match (from the moment the table's last seek was sent to the moment its player heard of
+the match: p50, p99, max), and moves/s in the three runs; then one more wave with nobody
+playing, and the CPU it cost the workers and PostgreSQL.
 
 Usage: nice -n 10 .venv/bin/python bench/matchmaking.py [--seconds 20] [--players 200]
            [--waves 3] [--clients 8] [--workers 2]
@@ -156,6 +157,18 @@ def seek_in_waves(port: int, players: list[dict], waves: int) -> list[dict]:
     return outcomes
 
 
+def yardstick_ms() -> float:
+    """The best of five runs of one fixed piece of Python (``sum(range(10**6))``), in ms: the
+    waves are a fixed amount of work in a run of fixed length, so on a slower machine they
+    take a larger share of it; this says how fast the machine of a run was."""
+    times = []
+    for _ in range(5):
+        began = time.perf_counter()
+        sum(range(10**6))
+        times.append(time.perf_counter() - began)
+    return min(times) * 1000
+
+
 def psql_rows(query: str) -> list[str]:
     found = subprocess.run(["psql", ADMIN_URL, "-Atc", query], capture_output=True, text=True)
     return found.stdout.split()
@@ -181,7 +194,8 @@ def main() -> int:
         return 0
     print(f"{args.players} players x {args.waves} waves, {args.clients} clients playing bots, "
           f"{args.seconds:.0f} s a run, 2 instances x {args.workers} workers, {os.cpu_count()} "
-          f"cores, load average {os.getloadavg()[0]:.1f} at the start")  # fmt: skip
+          f"cores, load average {os.getloadavg()[0]:.1f} at the start, {yardstick_ms():.0f} ms "
+          f"for the yardstick")  # fmt: skip
     # Every player here comes from one address: past the balancer's cap on one address's
     # connections (deploy/haproxy.cfg, 100 by default) it would refuse them.
     os.environ["LB_CONNECTIONS_PER_ADDRESS"] = str(args.players + args.clients + 50)

@@ -47,7 +47,7 @@ import psycopg
 from psycopg import errors as pg_errors
 from psycopg.pq import TransactionStatus
 from psycopg.types.json import Json
-from sqlalchemy import Connection, CursorResult, Engine, Executable
+from sqlalchemy import Connection, CursorResult, Engine, Executable, Insert
 
 from app.live.feed import is_ended
 from app.live.records import GameFacts, record_of
@@ -248,6 +248,9 @@ class PostgresGameRepository(SqlGameRepository):
         if game.new_events:
             self._hold(_APPEND, {"game_id": game.id, **_entries(game.new_events)})
         self._hold(_NOTIFY, _notice(game))
+
+    def insert_row(self, statement: Insert, row: dict[str, Any]) -> None:
+        self._hold(insert_text(statement.table.name, list(row), _named), _jsonable(dict(row)))
 
     def save(self, game: GameRecord) -> None:
         values = {name: getattr(game, name) for name in CHANGING_RECORD_COLUMNS}

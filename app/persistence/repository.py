@@ -22,6 +22,7 @@ from sqlalchemy import (
     CursorResult,
     Engine,
     Executable,
+    Insert,
     bindparam,
     delete,
     func,
@@ -78,6 +79,12 @@ class SqlGameRepository(GameRepository):
         seek names it), sent at once. Here it joins the unit of work's transaction like any
         statement; on PostgreSQL, first in its unit of work, it goes alone (postgres.py)."""
         return self.connection.execute(statement, parameters)
+
+    def insert_row(self, statement: Insert, row: dict[str, Any]) -> None:
+        """One row of ``statement``'s table, in the unit of work's transaction. On PostgreSQL
+        it is held with the unit's other writes (postgres.py): an insert alone in its unit of
+        work is then sent as a transaction of its own, one message to the server."""
+        self.connection.execute(statement, row)
 
     def before_writing(self) -> None:
         """A write is about to be sent: SQLite queues its writers at a gate first (sqlite.py)."""

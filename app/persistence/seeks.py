@@ -64,7 +64,7 @@ class SqlSeekRepository(SeekRepository):
 
     def add(self, seek: SeekRecord) -> None:
         self._queue()
-        self.connection.execute(_INSERT, {name: getattr(seek, name) for name in _SEEK_FIELDS})
+        self.games.insert_row(_INSERT, {name: getattr(seek, name) for name in _SEEK_FIELDS})
 
     def get(self, seek_id: str) -> SeekRecord | None:
         if not storable(seek_id):

@@ -11,7 +11,13 @@ from typing import Any
 
 from app.services.creation import Player, checked_rules
 from app.services.deadlines import utc_now
-from app.services.errors import Forbidden, NotFound, ServiceError, Unauthorized
+from app.services.errors import (
+    ConcurrentUpdate,
+    Forbidden,
+    NotFound,
+    ServiceError,
+    Unauthorized,
+)
 from app.services.seeks import (
     CANCELLED,
     EXPIRED,
@@ -54,6 +60,17 @@ def open_seek(
     """A waiting seek; refused while the player has another waiting (``AlreadySeeking``)."""
     moment = now or utc_now()
     effective = checked_rules(rules, [Player()] * players).to_dict()
+    seek = _waiting_seek(player, players, rated, effective, bot_after, moment)
+    # Most players have no seek waiting: the insert alone, which the database's one waiting
+    # seek a player (a partial unique index) refuses otherwise. On PostgreSQL that is one
+    # message to the server, where a read of the player's seeks first made it three.
+    try:
+        with uow:
+            uow.seeks.add(seek)
+            uow.commit()
+        return seek
+    except ConcurrentUpdate:  # one is waiting: say which, or expire it if out of time
+        pass
 
     def attempt() -> SeekRecord:
         with uow:
@@ -65,25 +82,35 @@ def open_seek(
                 )
             if first is not None:  # out of time, and no pass has said so yet
                 uow.seeks.settle(first.id, EXPIRED, moment)
-            seek = SeekRecord(
-                id=secrets.token_hex(8),
-                player_id=player.player_id,
-                name=player.name,
-                rating=player.rating,
-                players=players,
-                rated=rated,
-                rules=effective,
-                kind=kind_of(players, rated, effective),
-                bot_after=bot_after,
-                status=WAITING,
-                created_at=moment,
-                expires_at=moment + timedelta(seconds=SEEK_SECONDS),
-            )
             uow.seeks.add(seek)  # a second seek made at once: a lost race, and a 409 after
             uow.commit()
             return seek
 
     return retrying(attempt)
+
+
+def _waiting_seek(
+    player: Seeking,
+    players: int,
+    rated: bool,
+    rules: dict[str, Any],
+    bot_after: int | None,
+    now: datetime,
+) -> SeekRecord:
+    return SeekRecord(
+        id=secrets.token_hex(8),
+        player_id=player.player_id,
+        name=player.name,
+        rating=player.rating,
+        players=players,
+        rated=rated,
+        rules=rules,
+        kind=kind_of(players, rated, rules),
+        bot_after=bot_after,
+        status=WAITING,
+        created_at=now,
+        expires_at=now + timedelta(seconds=SEEK_SECONDS),
+    )
 
 
 def seek_of(

@@ -135,6 +135,15 @@ def test_a_player_has_one_waiting_seek_at_most(client):
     assert seek_now(client, amira, first["id"])["status"] == "waiting"
 
 
+def test_a_new_seek_expires_the_players_seek_out_of_time_and_waits(app, client):
+    amira = new_player(client)
+    first = seek(client, amira, rules=own_rules())
+    with clock_at(app, later(601)):  # no pass has expired the first one yet
+        second = seek(client, amira, rules=own_rules())
+        assert seek_now(client, amira, second["id"])["status"] == "waiting"
+    assert seek_now(client, amira, first["id"])["status"] == "expired"
+
+
 def test_a_cancelled_seek_is_not_matched_and_frees_its_player(client):
     rules = own_rules()
     amira, badr = new_player(client), new_player(client)

@@ -1,7 +1,7 @@
 """A request's first read by key (the player its bearer names, the seek it asks for) needs no
-transaction: on PostgreSQL it is one message to the server, not BEGIN and then the read.
-A read that comes after a write of its unit of work still sees that write, and the connection
-goes back to the pool out of autocommit."""
+transaction: on PostgreSQL it is one message to the server, not BEGIN and then the read; so
+is a new seek, an insert alone. A read that comes after a write of its unit of work still
+sees that write, and the connection goes back to the pool out of autocommit."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pytest
 
 from app.persistence import Database, SqlUnitOfWork
 from app.services.player_store import PlayerRecord
+from app.services.seeking import AlreadySeeking, Seeking, open_seek
 from app.services.seeks import WAITING, SeekRecord, kind_of
 from app.services.tokens import hash_token
 
@@ -83,3 +84,17 @@ def test_reads_alone_find_what_is_committed_and_a_write_sees_its_own(database):
     with SqlUnitOfWork(database) as uow:
         again = uow.seeks.get(seek.id)
         assert again is not None and again.id == seek.id
+
+
+def test_a_new_seek_is_one_message_and_a_second_is_refused(database, round_trips):
+    player, _ = a_player(database)
+    seeking = Seeking(player.id, player.name, 25.0)
+    round_trips.clear()
+    first = open_seek(SqlUnitOfWork(database), seeking, 2, now=NOW)
+    assert round_trips["waits"] == 1  # with a read of the player's seeks first: 3
+    with pytest.raises(AlreadySeeking) as refused:
+        open_seek(SqlUnitOfWork(database), seeking, 2, now=NOW)
+    assert refused.value.extra["seek_id"] == first.id
+    with SqlUnitOfWork(database) as uow:
+        found = uow.seeks.get(first.id)
+        assert found is not None and found.status == WAITING and found.rules == first.rules
