@@ -11,13 +11,16 @@ balancer (deploy/haproxy.cfg) in front of two gunicorn instances:
   3. 1. again: moves/s in 2. is compared with the mean of 1. and 3. (a shared machine drifts).
 Checked after the run: every seek ended matched or expired (none lost, none waiting), every game
 made from seeks holds exactly the players whose seeks name it, and no seek is in two games.
-Printed: how fast the machine is (a yardstick: a fixed piece of Python, timed), seeks, games,
+Printed: how fast the machine is (a fixed piece of Python, timed), seeks, games,
 time to match (from the moment the table's last seek was sent to the moment its player heard of
 the match: p50, p99, max), and moves/s in the three runs; then one more wave with nobody
 playing, and the CPU it cost the workers and PostgreSQL.
 
 Usage: nice -n 10 .venv/bin/python bench/matchmaking.py [--seconds 20] [--players 200]
-           [--waves 3] [--clients 8] [--workers 2]
+           [--waves 3] [--clients 8] [--workers 2] [--think 0]
+With ``--think`` the clients pause after each move, as people do: the games then need less than
+the whole machine, and the run says whether they keep their pace beside the waves (with no
+pause, the moves take every core, and the waves' CPU comes out of them).
 Loopback only, bounded in time; needs /usr/sbin/haproxy (scripts/ensure-haproxy) and psql.
 """
 
@@ -157,7 +160,7 @@ def seek_in_waves(port: int, players: list[dict], waves: int) -> list[dict]:
     return outcomes
 
 
-def yardstick_ms() -> float:
+def machine_ms() -> float:
     """The best of five runs of one fixed piece of Python (``sum(range(10**6))``), in ms: the
     waves are a fixed amount of work in a run of fixed length, so on a slower machine they
     take a larger share of it; this says how fast the machine of a run was."""
@@ -188,14 +191,18 @@ def main() -> int:
     parser.add_argument("--waves", type=int, default=3)
     parser.add_argument("--clients", type=int, default=8, help="clients playing bots meanwhile")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers per instance")
+    parser.add_argument("--think", type=float, default=0.0,
+                        help="seconds each playing client waits after a move (0: none, so the "
+                             "moves take the whole machine)")  # fmt: skip
     args = parser.parse_args()
     if not Path("/usr/sbin/haproxy").exists():
         print("bench/matchmaking.py skipped: no /usr/sbin/haproxy (scripts/ensure-haproxy)")
         return 0
-    print(f"{args.players} players x {args.waves} waves, {args.clients} clients playing bots, "
-          f"{args.seconds:.0f} s a run, 2 instances x {args.workers} workers, {os.cpu_count()} "
-          f"cores, load average {os.getloadavg()[0]:.1f} at the start, {yardstick_ms():.0f} ms "
-          f"for the yardstick")  # fmt: skip
+    thinking = f" (each thinking {args.think:g} s a move)" if args.think else ""
+    print(f"{args.players} players x {args.waves} waves, {args.clients} clients playing bots"
+          f"{thinking}, {args.seconds:.0f} s a run, 2 instances x {args.workers} workers, "
+          f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start, "
+          f"{machine_ms():.0f} ms for sum(range(10**6))")  # fmt: skip
     # Every player here comes from one address: past the balancer's cap on one address's
     # connections (deploy/haproxy.cfg, 100 by default) it would refuse them.
     os.environ["LB_CONNECTIONS_PER_ADDRESS"] = str(args.players + args.clients + 50)
@@ -227,17 +234,17 @@ def wave_alone(port: int, players: list[dict], masters: list[int], database: str
 
 def measure(port: int, args: argparse.Namespace, masters: list[int], database: str) -> int:
     load(port, args.clients, 2)  # warm every worker up
-    alone = load(port, args.clients, args.seconds)
+    alone = load(port, args.clients, args.seconds, args.think)
     players = make_players(port, args.players)
     # The seekers run in a process of their own, as other people's clients would: threads of
     # this one would take its interpreter from the clients whose moves are being counted.
     with concurrent.futures.ProcessPoolExecutor(1, mp_context=mp.get_context("fork")) as pool:
         seeking = pool.submit(seek_in_waves, port, players, args.waves)
-        beside = load(port, args.clients, args.seconds)
+        beside = load(port, args.clients, args.seconds, args.think)
         waves = [Wave.from_outcome(port, players, o) for o in seeking.result(timeout=600)]
     # Alone again after: on a shared machine the rate drifts, and the run beside the waves is
     # compared with the mean of the runs on either side of it.
-    alone_after = load(port, args.clients, args.seconds)
+    alone_after = load(port, args.clients, args.seconds, args.think)
     times = [t for wave in waves for t in wave.match_times()]
     problems = [p for wave in waves for p in wave.problems(port)]
     settled = [s for wave in waves for _, s in wave.heard.values()]
@@ -252,6 +259,10 @@ def measure(port: int, args: argparse.Namespace, masters: list[int], database: s
     print(f"moves/s: {len(alone) / args.seconds:.0f} and {len(alone_after) / args.seconds:.0f} "
           f"alone (before and after), {len(beside) / args.seconds:.0f} while seeking ({kept:.0%} "
           f"of their mean kept; goal: >= 90%)")  # fmt: skip
+    print("a move's time, p50 / p99 ms: " + ", ".join(
+        f"{name} {percentile(run, 0.5) * 1000:.0f} / {percentile(run, 0.99) * 1000:.0f}"
+        for name, run in (("alone before", alone), ("beside the waves", beside),
+                          ("alone after", alone_after))))  # fmt: skip
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
     for problem in problems[:20]:
         print(f"  {problem}")

@@ -138,8 +138,9 @@ def balancer(upstreams: list[int]) -> Iterator[int]:
         yield port
 
 
-def load(port: int, clients: int, seconds: float) -> list[float]:
-    """Move latencies of ``clients`` threads playing greedy bots for ``seconds``."""
+def load(port: int, clients: int, seconds: float, think: float = 0.0) -> list[float]:
+    """Move latencies of ``clients`` threads playing greedy bots for ``seconds``, each move
+    after ``think`` seconds of a player's thinking (0: as fast as the server answers)."""
     times: list[float] = []
     lock = threading.Lock()
     deadline = time.perf_counter() + seconds
@@ -159,6 +160,7 @@ def load(port: int, clients: int, seconds: float) -> list[float]:
                 assert status == 201, body
                 mine.append(time.perf_counter() - start)
                 view = body["state"]
+                time.sleep(think)
         with lock:
             times.extend(mine)
 
