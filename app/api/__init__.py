@@ -6,10 +6,11 @@ from typing import Any
 
 from flask import Flask
 
-# (importing stream adds GET /games/{id}/stream to games.blp)
+# (importing game_audit and stream adds their routes to games.blp, after the games' own)
 from app.api import (
     contract,
     examples,
+    game_audit,  # noqa: F401 (imported for its routes)
     games,
     meta,
     players,

@@ -55,7 +55,7 @@ def _body_doc(schema: type) -> dict[str, Any]:
     return {"required": True, "content": {"application/json": {"schema": schema}}}
 
 
-def _checked(game_id: str, token: Bearer, read: Callable[[], T], seated_only: bool = False) -> T:
+def checked(game_id: str, token: Bearer, read: Callable[[], T], seated_only: bool = False) -> T:
     """``read()`` a part of the request, refused only once the game (404) and the token
     (401/403) have passed."""
     return after_access(
@@ -241,7 +241,7 @@ class JoinResource(MethodView):
         },
     )
     def post(self, game_id: str) -> Response:
-        body = _checked(game_id, None, lambda: json_body(request_schemas.JoinSchema))
+        body = checked(game_id, None, lambda: json_body(request_schemas.JoinSchema))
         player = calling_player() if bearer_token() is not None else None
         name = player.name if player is not None else body.get("name")
         if name is None:
@@ -325,7 +325,7 @@ class MovesResource(MethodView):
     )
     def post(self, game_id: str) -> Response:
         token = caller()
-        command = _checked(game_id, token, lambda: _play_card(game_id, token), seated_only=True)
+        command = checked(game_id, token, lambda: _play_card(game_id, token), seated_only=True)
         played = games.play_card(unit_of_work(from_images=True), command, now=clock_now())
         response = jsonify(played.to_dict())
         response.status_code = 201
@@ -375,100 +375,6 @@ class ResignResource(MethodView):
         response = jsonify({"state": resigned.state})
         response.status_code = 201
         return _with_etag(response, resigned.state["version"], private=True)
-
-
-@blp.route("/<game_id>/events")
-class EventsResource(MethodView):
-    @blp.doc(
-        operationId="listEvents",
-        summary="The append-only log (redacted while the game is on)",
-        description=(
-            "Anyone may read the log; a token, if sent, must be one of this game's. While the "
-            "game is on, dealt decks are left out; once it is over the whole log is open, so "
-            "anyone can check the shuffle and every move. Nothing changes."
-        ),
-        security=OPTIONAL_BEARER,
-        parameters=[{"in": "query", "schema": request_schemas.EventsQuerySchema}],
-        responses={
-            200: {
-                "description": "The events after `after`, oldest first",
-                "content": {"application/json": {"schema": schemas.EventsSchema}},
-            },
-            **problems("unauthorized", "forbidden", "not_found", "invalid_request"),
-        },
-    )
-    def get(self, game_id: str) -> Response:
-        token = caller()
-        args = _checked(game_id, token, lambda: query(request_schemas.EventsQuerySchema))
-        return jsonify(audit.events(unit_of_work(), game_id, token, args["after"], args["limit"]))
-
-
-@blp.route("/<game_id>/replay")
-class ReplayResource(MethodView):
-    @blp.doc(
-        operationId="replayGame",
-        summary="The complete state after the first N moves (finished games only)",
-        description=(
-            "Anyone may replay a finished game; nothing changes. The state after `step` moves "
-            "shows every card's place: the hands, the stock in order and the piles. After a "
-            "round's last move it is the next round's fresh deal (or the end of the match)."
-        ),
-        parameters=[{"in": "query", "schema": request_schemas.ReplayQuerySchema}],
-        responses={
-            200: {
-                "description": "The state after `step` moves",
-                "content": {"application/json": {"schema": schemas.ReplaySchema}},
-            },
-            **problems("not_found", "game_not_finished", "invalid_request"),
-        },
-    )
-    def get(self, game_id: str) -> Response:
-        args = _checked(game_id, None, lambda: query(request_schemas.ReplayQuerySchema))
-        return jsonify(audit.replay_step(unit_of_work(), game_id, args["step"]).to_dict())
-
-
-@blp.route("/<game_id>/verify")
-class VerifyResource(MethodView):
-    @blp.doc(
-        operationId="verifyGame",
-        summary="Check the hash chain, the replay and (once over) the shuffle",
-        description=(
-            "Anyone may audit a game; nothing changes. Checks that the log's hash chain is "
-            "intact and that replaying it gives the stored state; once the game is over, also "
-            "that the revealed server seed matches the commitment and re-derives every deck."
-        ),
-        responses={
-            200: {
-                "description": "The verdict, check by check",
-                "content": {"application/json": {"schema": schemas.VerifySchema}},
-            },
-            **problems("not_found"),
-        },
-    )
-    def get(self, game_id: str) -> Response:
-        return jsonify(audit.verify(unit_of_work(), game_id))
-
-
-@blp.route("/<game_id>/fairness")
-class FairnessResource(MethodView):
-    @blp.doc(
-        operationId="getFairness",
-        summary="The shuffle's commitment, client seed, and server seed once over",
-        description=(
-            "Anyone may read it; nothing changes. The commitment is published before the first "
-            "deal; the server seed is revealed once the game is over, so anyone can re-derive "
-            "every deck (FAIRNESS.md)."
-        ),
-        responses={
-            200: {
-                "description": "The proof so far",
-                "content": {"application/json": {"schema": schemas.FairnessSchema}},
-            },
-            **problems("not_found"),
-        },
-    )
-    def get(self, game_id: str) -> Response:
-        return jsonify(audit.fairness(unit_of_work(), game_id))
 
 
 def _players(entries: list[dict[str, Any]]) -> list[Player]:
