@@ -61,7 +61,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 def _stream_hub(app: Flask, database: Database) -> Any:
     """The process's hub of live streams; its one thread starts with the first stream.
     PostgreSQL pushes news of commits (one LISTEN per process); SQLite is polled."""
-    from app.live.hub import Hub, Listen, NewsSink, NoticeSource
+    from app.live.hub import Hub
+    from app.live.news import Listen, NewsSink, NoticeSource
     from app.persistence import SqlUnitOfWork
     from app.persistence.notifications import Listener
 
@@ -133,7 +134,7 @@ def _install_matchmaker(app: Flask, database: Database) -> None:
     from collections.abc import Sequence
 
     from app.background.matchmaker import Matchmaker
-    from app.live.hub import Listen, NewsSink, NoticeSource
+    from app.live.news import Listen, NewsSink, NoticeSource
     from app.live.seek_waits import SeekWaits
     from app.persistence.notifications import Listener
     from app.persistence.seeks import SEEK_CHANNEL

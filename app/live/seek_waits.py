@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
-from app.live.hub import Listen, News, NoticeSource
+from app.live.news import Listen, News, NoticeSource
 from app.services.seeks import WAITING
 
 log = logging.getLogger(__name__)

@@ -26,7 +26,7 @@ from app.live.feed import Page
 from app.live.records import Record
 
 if TYPE_CHECKING:
-    from app.live.hub import News, NewsSink
+    from app.live.news import News, NewsSink
 
 CHANNEL = "basra_games"
 log = logging.getLogger(__name__)

@@ -8,8 +8,9 @@ import time
 
 import pytest
 
+from app.live.channel import Channel
 from app.live.feed import Page
-from app.live.hub import Channel, Hub
+from app.live.hub import Hub
 from app.live.records import Record
 from app.persistence.notifications import MAX_NOTICE, notice_text, parse_notice
 from app.services import games
