@@ -29,6 +29,7 @@ from app.engine.events import (
     event_from_dict,
     event_to_dict,
 )
+from app.engine.evolution import apply, evolve, replay
 from app.engine.game import (
     TAKEOVER_BOT,
     Deal,
@@ -36,11 +37,8 @@ from app.engine.game import (
     Play,
     Resign,
     TimeOut,
-    apply,
     decide,
-    evolve,
     legal_captures,
-    replay,
     timeout_card,
     turn_deadline,
 )

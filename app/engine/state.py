@@ -1,7 +1,7 @@
 """The complete state of a match: everything, hidden cards included.
 
 Only the engine reads it directly; what a seat may see comes from ``views.observe``.
-It is changed only by ``game.apply`` (one event at a time), so live play and replay of
+It is changed only by ``evolution.apply`` (one event at a time), so live play and replay of
 the log run the same code.
 """
 

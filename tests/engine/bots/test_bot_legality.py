@@ -9,7 +9,8 @@ from bot_helpers import random_positions
 
 from app.engine import Rules, observe
 from app.engine.bots import BOT_LEVELS, choose_card
-from app.engine.game import Play, apply, decide
+from app.engine.evolution import apply
+from app.engine.game import Play, decide
 
 VARIANTS = [
     Rules(),
