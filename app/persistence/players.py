@@ -23,6 +23,7 @@ _RECORD_COLUMNS = [PLAYERS.c[name] for name in _RECORD]
 # call costs SQLAlchemy its cache key again.
 _OF_TOKEN = select(*_RECORD_COLUMNS).where(PLAYERS.c.token_hash == bindparam("token_hash"))
 _BY_ID = select(*_RECORD_COLUMNS).where(PLAYERS.c.id == bindparam("player_id"))
+_BY_ID_FOR_UPDATE = _BY_ID.with_for_update()
 
 
 class SqlPlayerRepository(PlayerRepository):
@@ -42,8 +43,7 @@ class SqlPlayerRepository(PlayerRepository):
         if not storable(player_id):
             return None
         if for_update:
-            query = _BY_ID.with_for_update()
-            found = self.game_store.connection.execute(query, {"player_id": player_id})
+            found = self.game_store.connection.execute(_BY_ID_FOR_UPDATE, {"player_id": player_id})
         else:
             found = self.game_store.read_alone(_BY_ID, {"player_id": player_id})
         row = found.mappings().first()
