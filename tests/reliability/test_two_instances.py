@@ -243,21 +243,14 @@ def test_through_the_balancer_a_players_moves_start_from_images(
     (app/services/game_images.py). Two players at once, so that leastconn has a choice."""
     with two_instances(cluster, "images_behind_balancer", tmp_path) as (instances, balancer):
         sessions = [requests.Session() for _ in range(2)]
-        games = []
-        for session in sessions:
-            created = session.post(f"{balancer.url}/games", timeout=10, json={
-                "players": [{"name": "Amira"}, {"bot": "greedy"}]}).json()  # fmt: skip
-            games.append((created["id"], created["seats"][0]["token"], created["state"]))
+        games = [_game_against_greedy(session, balancer.url) for session in sessions]
         moves = 0
         for _ in range(30):
             for n, session in enumerate(sessions):
                 game_id, token, state = games[n]
                 if state["status"] != "active":
                     continue
-                answer = session.post(
-                    f"{balancer.url}/games/{game_id}/moves", json={"card": state["hand"][0]},
-                    headers={"Authorization": f"Bearer {token}"}, timeout=10,
-                )  # fmt: skip
+                answer = _play_first_card(session, balancer.url, game_id, token, state)
                 assert answer.status_code == 201, answer.text[:300]
                 games[n] = (game_id, token, answer.json()["state"])
                 moves += 1
@@ -283,17 +276,11 @@ def test_many_players_at_once_keep_their_moves_on_the_instance_that_kept_the_ima
         def play() -> None:
             session, played = requests.Session(), 0
             try:
-                created = session.post(f"{balancer.url}/games", timeout=10, json={
-                    "players": [{"name": "Amira"}, {"bot": "greedy"}]}).json()  # fmt: skip
-                game_id, state = created["id"], created["state"]
-                token = created["seats"][0]["token"]
+                game_id, token, state = _game_against_greedy(session, balancer.url)
                 for _ in range(20):
                     if state["status"] != "active":
                         break
-                    answer = session.post(
-                        f"{balancer.url}/games/{game_id}/moves", json={"card": state["hand"][0]},
-                        headers={"Authorization": f"Bearer {token}"}, timeout=10,
-                    )  # fmt: skip
+                    answer = _play_first_card(session, balancer.url, game_id, token, state)
                     if answer.status_code != 201:
                         failures.append(answer.text[:300])
                         return
@@ -311,3 +298,17 @@ def test_many_players_at_once_keep_their_moves_on_the_instance_that_kept_the_ima
         used = sum(value(s, "basra_game_images_total", outcome="used") for s in scrapes)
         assert sum(moves) >= 8 * 15
         assert used >= 0.9 * sum(moves), (used, sum(moves))
+
+
+def _game_against_greedy(session: requests.Session, url: str) -> tuple[str, str, dict[str, Any]]:
+    """A new game against a greedy bot: its id, the human seat's token, its state."""
+    created = session.post(f"{url}/games", timeout=10, json={
+        "players": [{"name": "Amira"}, {"bot": "greedy"}]}).json()  # fmt: skip
+    return created["id"], created["seats"][0]["token"], created["state"]
+
+
+def _play_first_card(
+    session: requests.Session, url: str, game_id: str, token: str, state: dict[str, Any]
+) -> requests.Response:
+    return session.post(f"{url}/games/{game_id}/moves", json={"card": state["hand"][0]},
+                        headers={"Authorization": f"Bearer {token}"}, timeout=10)  # fmt: skip
