@@ -13,8 +13,9 @@ Checked after the run: every seek ended matched or expired (none lost, none wait
 made from seeks holds exactly the players whose seeks name it, and no seek is in two games.
 Printed: how fast the machine is (a fixed piece of Python, timed), seeks, games,
 time to match (from the moment the table's last seek was sent to the moment its player heard of
-the match: p50, p99, max), and moves/s in the three runs; then one more wave with nobody
-playing, and the CPU it cost the workers and PostgreSQL.
+the match: p50, p99, max), moves/s in the three runs, and how busy the machine's CPU was in each
+(how much room the games left); then one more wave with nobody playing, and the CPU it cost the
+workers and PostgreSQL.
 
 Usage: nice -n 10 .venv/bin/python bench/matchmaking.py [--seconds 20] [--players 200]
            [--waves 3] [--clients 8] [--workers 2] [--think 0]
@@ -36,6 +37,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from scaling import ADMIN_URL, balancer, call, fresh_database, instances, load  # bench/scaling.py
@@ -172,6 +174,19 @@ def machine_ms() -> float:
     return min(times) * 1000
 
 
+def busy_while(run: Callable[[], list[float]]) -> tuple[list[float], float]:
+    """What ``run`` returns, and the share of the machine's CPU time that was busy meanwhile
+    (``/proc/stat``, every process): how much room the games left."""
+
+    def ticks() -> tuple[int, int]:
+        fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        return sum(fields[:8]), fields[3] + fields[4]  # all, idle + iowait (guests are in user)
+
+    (all_before, idle_before), result = ticks(), run()
+    all_after, idle_after = ticks()
+    return result, 1 - (idle_after - idle_before) / max(1, all_after - all_before)
+
+
 def psql_rows(query: str) -> list[str]:
     found = subprocess.run(["psql", ADMIN_URL, "-Atc", query], capture_output=True, text=True)
     return found.stdout.split()
@@ -234,17 +249,21 @@ def wave_alone(port: int, players: list[dict], masters: list[int], database: str
 
 def measure(port: int, args: argparse.Namespace, masters: list[int], database: str) -> int:
     load(port, args.clients, 2)  # warm every worker up
-    alone = load(port, args.clients, args.seconds, args.think)
+
+    def play() -> list[float]:
+        return load(port, args.clients, args.seconds, args.think)
+
+    alone, busy_alone = busy_while(play)
     players = make_players(port, args.players)
     # The seekers run in a process of their own, as other people's clients would: threads of
     # this one would take its interpreter from the clients whose moves are being counted.
     with concurrent.futures.ProcessPoolExecutor(1, mp_context=mp.get_context("fork")) as pool:
         seeking = pool.submit(seek_in_waves, port, players, args.waves)
-        beside = load(port, args.clients, args.seconds, args.think)
+        beside, busy_beside = busy_while(play)
         waves = [Wave.from_outcome(port, players, o) for o in seeking.result(timeout=600)]
     # Alone again after: on a shared machine the rate drifts, and the run beside the waves is
     # compared with the mean of the runs on either side of it.
-    alone_after = load(port, args.clients, args.seconds, args.think)
+    alone_after, busy_after = busy_while(play)
     times = [t for wave in waves for t in wave.match_times()]
     problems = [p for wave in waves for p in wave.problems(port)]
     settled = [s for wave in waves for _, s in wave.heard.values()]
@@ -263,6 +282,8 @@ def measure(port: int, args: argparse.Namespace, masters: list[int], database: s
         f"{name} {percentile(run, 0.5) * 1000:.0f} / {percentile(run, 0.99) * 1000:.0f}"
         for name, run in (("alone before", alone), ("beside the waves", beside),
                           ("alone after", alone_after))))  # fmt: skip
+    print(f"the machine's CPU busy: {busy_alone:.0%} and {busy_after:.0%} alone, {busy_beside:.0%}"
+          f" beside the waves")  # fmt: skip
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
     for problem in problems[:20]:
         print(f"  {problem}")

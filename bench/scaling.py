@@ -160,7 +160,8 @@ def load(port: int, clients: int, seconds: float, think: float = 0.0) -> list[fl
                 assert status == 201, body
                 mine.append(time.perf_counter() - start)
                 view = body["state"]
-                time.sleep(think)
+                if think:
+                    time.sleep(think)
         with lock:
             times.extend(mine)
 
