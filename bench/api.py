@@ -40,35 +40,28 @@ import json
 import os
 import random
 import secrets
-import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from pathlib import Path
 
-from stream import cpu_seconds, postgres_pids, workers_of  # bench/stream.py
+from harness import (  # bench/harness.py
+    BIN,
+    ROOT,
+    cpu_seconds,
+    free_port,
+    idle_and_total,
+    percentile,
+    postgres_pids,
+    psql,
+    workers_of,
+)
 from verdicts import at_least, at_most, between, summary  # bench/verdicts.py
 
 from app.config import default_workers
-
-ROOT = Path(__file__).resolve().parents[1]
-BIN = Path(sys.executable).parent
-ADMIN_URL = os.environ.get("BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def psql(statement: str) -> None:
-    subprocess.run(["psql", ADMIN_URL, "-qc", statement], check=True, capture_output=True)
 
 
 class Client:
@@ -91,11 +84,6 @@ class Client:
         # (a deep match's answer carries every round, and decoding is the client's cost).
         self.last_seconds = time.perf_counter() - started
         return response.status, (json.loads(data) if data else {})
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
 def run_clients(count: int, seconds: float, work) -> list:
@@ -228,7 +216,7 @@ def database(kind: str) -> Iterator[str]:
 class CpuMeter:
     """CPU seconds used so far by this process, gunicorn's workers (the children of ``master``)
     and PostgreSQL's processes (the server runs on this machine), read from /proc with
-    bench/stream.py's helpers."""
+    bench/harness.py's helpers."""
 
     def __init__(self, master: int) -> None:
         self.master = master
@@ -249,14 +237,6 @@ def cpu_per_request(meter: CpuMeter, count: int, seconds: float, work) -> tuple[
     cpu = [1000 * (b - a) / max(1, len(done)) for a, b in zip(before, after, strict=True)]
     idle, total = (b - a for a, b in zip(idle_before, idle_after, strict=True))
     return done, [*cpu, 100 * idle / max(1, total)]  # then the share of the CPU left idle
-
-
-def idle_and_total() -> tuple[int, int]:
-    """The machine's idle (and I/O wait) ticks and all its ticks so far, from /proc/stat: a
-    phase that leaves cores idle is bound by waiting, not by what a request costs."""
-    with open("/proc/stat") as stat:
-        ticks = [int(n) for n in stat.readline().split()[1:9]]
-    return ticks[3] + ticks[4], sum(ticks)
 
 
 @contextmanager

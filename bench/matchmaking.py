@@ -40,8 +40,14 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from scaling import ADMIN_URL, balancer, call, fresh_database, instances, load  # bench/scaling.py
-from stream import cpu_seconds, workers_of  # bench/stream.py
+from harness import (  # bench/harness.py
+    ADMIN_URL,
+    cpu_seconds,
+    idle_and_total,
+    percentile,
+    workers_of,
+)
+from scaling import balancer, call, fresh_database, instances, load  # bench/scaling.py
 
 GOALS = {"p99_seconds": 2.0, "moves_kept": 0.9}
 
@@ -178,23 +184,14 @@ def busy_while(run: Callable[[], list[float]]) -> tuple[list[float], float]:
     """What ``run`` returns, and the share of the machine's CPU time that was busy meanwhile
     (``/proc/stat``, every process): how much room the games left."""
 
-    def ticks() -> tuple[int, int]:
-        fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-        return sum(fields[:8]), fields[3] + fields[4]  # all, idle + iowait (guests are in user)
-
-    (all_before, idle_before), result = ticks(), run()
-    all_after, idle_after = ticks()
+    (idle_before, all_before), result = idle_and_total(), run()
+    idle_after, all_after = idle_and_total()
     return result, 1 - (idle_after - idle_before) / max(1, all_after - all_before)
 
 
 def psql_rows(query: str) -> list[str]:
     found = subprocess.run(["psql", ADMIN_URL, "-Atc", query], capture_output=True, text=True)
     return found.stdout.split()
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
 
 
 def main() -> int:

@@ -26,7 +26,8 @@ os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(TMP / "metrics")  # before promethe
 (TMP / "metrics").mkdir()
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app import create_app, logs  # noqa: E402
+from app import create_app  # noqa: E402
+from app.observability import logs  # noqa: E402
 from app.persistence.schema import migrate_database  # noqa: E402
 
 DEVNULL = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the run

@@ -47,7 +47,8 @@ from contextlib import ExitStack
 from datetime import UTC, datetime, timedelta
 
 import psycopg
-from api import BIN, Client, new_game, percentile, psql, run_clients, server  # bench/api.py
+from api import Client, new_game, run_clients, server  # bench/api.py
+from harness import BIN, percentile, psql  # bench/harness.py
 
 from app.engine.bots import choose_card
 from app.engine.views import observe

@@ -21,28 +21,14 @@ import http.client
 import json
 import os
 import secrets
-import socket
 import statistics
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-BIN = Path(sys.executable).parent
-ADMIN_URL = os.environ.get("BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def psql(statement: str) -> None:
-    subprocess.run(["psql", ADMIN_URL, "-qc", statement], check=True, capture_output=True)
+from harness import BIN, ROOT, free_port, psql  # bench/harness.py
 
 
 def call(

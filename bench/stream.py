@@ -43,28 +43,22 @@ import time
 from pathlib import Path
 from typing import Any
 
+from harness import (  # bench/harness.py
+    ADMIN_URL,
+    BIN,
+    HOST,
+    ROOT,
+    cpu_seconds,
+    free_port,
+    percentile,
+    postgres_pids,
+    psql,
+    workers_of,
+)
+
 from app.config import default_workers
 
-ROOT = Path(__file__).resolve().parents[1]
-BIN = Path(sys.executable).parent
-ADMIN_URL = os.environ.get("BENCH_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
-HOST = "127.0.0.1"
 MOVE = b'event: move\ndata: {"n":'
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
-def psql(statement: str) -> None:
-    subprocess.run(["psql", ADMIN_URL, "-qc", statement], check=True, capture_output=True)
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
 def rss_kib(pids: list[int]) -> int:
@@ -74,36 +68,6 @@ def rss_kib(pids: list[int]) -> int:
             if line.startswith("VmRSS:"):
                 total += int(line.split()[1])
     return total
-
-
-def workers_of(master: int) -> list[int]:
-    children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
-    return [int(child) for child in children]
-
-
-def cpu_seconds(pids: list[int]) -> float:
-    """User + system CPU of these processes so far, plus that of their children which ended
-    (PostgreSQL's postmaster reaps its backends: a closed connection's CPU is counted there)."""
-    ticks = 0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        ticks += sum(int(value) for value in fields[11:15])  # utime, stime, cutime, cstime
-    return ticks / os.sysconf("SC_CLK_TCK")
-
-
-def postgres_pids() -> list[int]:
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if (entry / "comm").read_text().startswith("postgres"):
-                    pids.append(int(entry.name))
-            except OSError:
-                continue
-    return pids
 
 
 def sessions(database: str) -> int:
