@@ -16,21 +16,10 @@ statement machinery on top of the driver's. Here a move sends two:
   PostgreSQL runs it as a transaction of its own, so the move and its stored answer are
   written together or not at all, and no COMMIT need follow.
 
-The UPDATE checks the version it loaded. The statement fails when no row matched
-(``1 / count(*)`` of the updated rows divides by zero), which aborts its transaction: the log
-entries, the seats, the answer and the notice go with it. The log's primary key still refuses
-a second writer of the same step, the answers' a second answer to one key, and a NOTIFY is
-delivered only if its transaction commits. A load ``for_update`` (a retry after a lost race,
-a join, a resignation, the sweeper) runs in a transaction, as every write after it does.
-
-The load and the save are prepared by psycopg (``prepare=True``) the first time a connection
-sends each: from then on only their values travel. psycopg keeps the names it prepared on each
-connection, and forgets them when a rollback drops them on the server (it sends DEALLOCATE ALL
-then), so the next send prepares again. A statement sent with no transaction open is sent in
-psycopg's autocommit, set for that statement alone (``_autocommitted``): no BEGIN goes first.
 psycopg's pipeline mode was measured too (docs/performance.md): it saves waiting, but costs more
 CPU on both sides than these few plain statements, and CPU is what bounds the moves a server
-can answer.
+can answer. The statements' texts, and why they read as they do, are in postgres_statements.py;
+what is asked of the psycopg connection itself (autocommit, errors) in psycopg_driver.py.
 
 Every statement of ``SqlGameRepository`` (the reads that are not hot) goes through
 ``self.connection``, which sends the held writes first: a use case reads its own writes.
@@ -38,132 +27,43 @@ Every statement of ``SqlGameRepository`` (the reads that are not hot) goes throu
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import asdict
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import psycopg
-from psycopg import errors as pg_errors
-from psycopg.pq import TransactionStatus
 from psycopg.types.json import Json
 from sqlalchemy import Connection, CursorResult, Engine, Executable, Insert
 
-from app.live.feed import is_ended
-from app.live.records import GameFacts, record_of
-from app.persistence.json_codec import json_text
-from app.persistence.notifications import CHANNEL, notice_text
+from app.persistence.postgres_statements import (
+    APPEND,
+    INSERT_RESULT,
+    LOAD,
+    LOAD_WITH_ANSWERS,
+    LOCK,
+    NOTIFY,
+    SAVE,
+    changed_seats,
+    entries,
+    named,
+    notice,
+    prepared,
+)
+from app.persistence.psycopg_driver import autocommitted, idle, jsonable, translated
 from app.persistence.repository import SqlGameRepository
 from app.persistence.statements import (
-    CHANGING_COLUMNS,
     CHANGING_RECORD_COLUMNS,
     LOADED_COLUMNS,
-    SEAT_COLUMNS,
-    assignment,
     game_row,
-    insert_result,
     insert_text,
     now,
     seat_rows,
     storable,
     stored_state,
 )
-from app.services.errors import ConcurrentUpdate, Unavailable
-from app.services.log import EventRecord
 from app.services.model import GameRecord, Seat
 from app.services.unit_of_work import StoredResult
 
-# The seats ride along with their game as one JSON array: one statement, one result.
-_SEATS = (
-    "(SELECT json_agg(json_build_array("
-    + ", ".join(SEAT_COLUMNS)
-    + ") ORDER BY seat) FROM seats WHERE seats.game_id = games.id)"
-)
-# The answers stored under one Idempotency-Key, every seat's (the seat is known only once the
-# token is checked); ``seat IN`` lets the primary key (game_id, seat, key) find each directly.
-_ANSWERS = (
-    "(SELECT json_agg(json_build_array(seat, request_hash, body)) FROM idempotent_responses"
-    " AS answer WHERE answer.game_id = games.id AND answer.seat IN (0, 1, 2, 3)"
-    " AND answer.key = %(key)s)"
-)
-_LOAD = f"SELECT {', '.join(LOADED_COLUMNS)}, {_SEATS} FROM games WHERE id = %(game_id)s"
-_LOAD_WITH_ANSWERS = (
-    f"SELECT {', '.join(LOADED_COLUMNS)}, {_SEATS}, {_ANSWERS} FROM games WHERE id = %(game_id)s"
-)
-# A locked load is two statements: the lock, then the load. In one statement, a load that
-# waited for the lock sees the game's row as its holder left it (PostgreSQL reads a locked row
-# again once the lock is free), but its sub-selects as they were when the statement began:
-# two players joining at once were both given the seat the first had just taken, and a retry
-# would miss the answer the lock holder stored. A statement sent after the lock sees them all.
-_LOCK = "SELECT 1 FROM games WHERE id = %(game_id)s FOR UPDATE"
-# The log entries travel as one JSON array of objects, each entry's data spliced in as the
-# JSON text it was hashed as: a json column keeps the text it is given, and PostgreSQL's
-# json_to_recordset hands a json field on exactly as written (tests/services/test_log_hash.py,
-# the audit's checkpoints). Five arrays as parameters cost psycopg ~25 us a move to send.
-_NEW_ENTRIES = (
-    "json_to_recordset(%(entries)s::json) AS entry(seq integer, type text, data json, at text,"
-    " hash text)"
-)
-_SAVED = (
-    "WITH saved AS (UPDATE games SET "
-    + ", ".join(assignment(name, f"%({name})s") for name in CHANGING_COLUMNS)
-    + " WHERE id = %(game_id)s AND version = %(expected_version)s RETURNING id),"
-    " logged AS (INSERT INTO events (game_id, seq, type, data, at, hash)"
-    " SELECT saved.id, entry.seq, entry.type, entry.data, entry.at, entry.hash"
-    f" FROM saved, {_NEW_ENTRIES})"
-)
-# The seats a join changed, as one JSON array of objects.
-_SEATED = (
-    ", seated AS (UPDATE seats SET name = changed.name, seed = changed.seed,"
-    " token_hash = changed.token_hash, player_id = changed.player_id FROM saved,"
-    " json_to_recordset(%(seats)s::json)"
-    " AS changed(seat integer, name text, seed text, token_hash text, player_id text)"
-    " WHERE seats.game_id = saved.id AND seats.seat = changed.seat)"
-)
-# The answer kept for the retries of the move's Idempotency-Key: in the move's own statement,
-# so that no move is ever written without it (a retry would then play the card again).
-_ANSWERED = (
-    ", answered AS (INSERT INTO idempotent_responses"
-    " (game_id, seat, key, request_hash, body, created_at)"
-    " SELECT saved.id, %(answer_seat)s::integer, %(answer_key)s::text, %(request_hash)s::text,"
-    " %(body)s::json, %(created_at)s::timestamptz FROM saved)"  # typed: no column says here
-)
-# No row updated: somebody moved the game on since it was loaded. Dividing by the count
-# makes that an error, which aborts the statement's transaction.
-_CHECKED = " SELECT 1 / count(*), pg_notify(%(channel)s, %(notice)s) FROM saved"
-# The four forms of a save, by (seats changed, answer kept), built once.
-_SAVE = {
-    (seats, answer): _SAVED + (_SEATED if seats else "") + (_ANSWERED if answer else "") + _CHECKED
-    for seats in (False, True)
-    for answer in (False, True)
-}
-# The statements a move sends: each prepared the first time a connection sends it.
-_PREPARED = frozenset((_LOAD, _LOAD_WITH_ANSWERS, *_SAVE.values()))
-_APPEND = (
-    "INSERT INTO events (game_id, seq, type, data, at, hash)"
-    f" SELECT %(game_id)s, entry.seq, entry.type, entry.data, entry.at, entry.hash"
-    f" FROM {_NEW_ENTRIES}"
-)
-
-
-def _named(name: str) -> str:
-    return f"%({name})s"
-
-
-_INSERT_RESULT = insert_result(_named)
-_NOTIFY = "SELECT pg_notify(%(channel)s, %(notice)s)"
-_JSON_COLUMNS = ("snapshot", "rules", "custom_deck", "body", "ratings")
 _CURSOR = "basra_cursor"  # where a pooled connection keeps the cursor of ``_cursor``
-
-# What a lost race looks like from PostgreSQL: the version check above, a duplicate log
-# step or idempotency key, a lock that could not be had.
-_LOST_RACE = (
-    pg_errors.DivisionByZero,
-    pg_errors.UniqueViolation,
-    pg_errors.LockNotAvailable,
-    pg_errors.SerializationFailure,
-    pg_errors.DeadlockDetected,
-)
 
 Statement = tuple[str, Mapping[str, Any] | Sequence[Mapping[str, Any]]]
 
@@ -195,23 +95,23 @@ class PostgresGameRepository(SqlGameRepository):
             return None
         if self.held:
             self._send()  # a use case reads its own writes
-        parameters, statement = {"game_id": game_id}, _LOAD
+        parameters, statement = {"game_id": game_id}, LOAD
         if idempotency_key is not None:
-            statement, parameters["key"] = _LOAD_WITH_ANSWERS, idempotency_key
-        with _translated():
+            statement, parameters["key"] = LOAD_WITH_ANSWERS, idempotency_key
+        with translated():
             driver = self._driver()
             cursor = self._cursor(driver)
-            if not for_update and _idle(driver):
-                with _autocommitted(driver):
+            if not for_update and idle(driver):
+                with autocommitted(driver):
                     row = cursor.execute(statement, parameters, prepare=True).fetchone()
             else:
                 self._connection()  # in its transaction
                 if for_update:  # the load after the lock sees what was waited for
-                    cursor.execute(_LOCK, parameters)
+                    cursor.execute(LOCK, parameters)
                 row = cursor.execute(statement, parameters, prepare=True).fetchone()
         if row is None:
             return None
-        if statement is _LOAD_WITH_ANSWERS:
+        if statement is LOAD_WITH_ANSWERS:
             assert idempotency_key is not None
             answers = {seat: StoredResult(request_hash, body)
                        for seat, request_hash, body in row[-1] or ()}  # fmt: skip
@@ -228,9 +128,9 @@ class PostgresGameRepository(SqlGameRepository):
         in psycopg's autocommit: no BEGIN goes before it, so it is one round trip where a
         transaction's read took two, and nothing is left to roll back. Later in the unit of
         work, it is read in the transaction, and sees its writes."""
-        if self.held or not _idle(driver := self._driver()):
+        if self.held or not idle(driver := self._driver()):
             return self.connection.execute(statement, parameters)
-        with _autocommitted(driver):
+        with autocommitted(driver):
             return self._checked_out().execute(statement, parameters)
 
     def stored_result(self, game_id: str, seat: int, key: str) -> StoredResult | None:
@@ -242,24 +142,24 @@ class PostgresGameRepository(SqlGameRepository):
 
     def add(self, game: GameRecord) -> None:
         row = game_row(game)
-        self._hold(insert_text("games", list(row), _named), _jsonable(row))
+        self._hold(insert_text("games", list(row), named), jsonable(row))
         seats = seat_rows(game)
-        self._hold(insert_text("seats", list(seats[0]), _named), seats)
+        self._hold(insert_text("seats", list(seats[0]), named), seats)
         if game.new_events:
-            self._hold(_APPEND, {"game_id": game.id, **_entries(game.new_events)})
-        self._hold(_NOTIFY, _notice(game))
+            self._hold(APPEND, {"game_id": game.id, **entries(game.new_events)})
+        self._hold(NOTIFY, notice(game))
 
     def insert_row(self, statement: Insert, row: dict[str, Any]) -> None:
-        self._hold(insert_text(statement.table.name, list(row), _named), _jsonable(dict(row)))
+        self._hold(insert_text(statement.table.name, list(row), named), jsonable(dict(row)))
 
     def save(self, game: GameRecord) -> None:
         values = {name: getattr(game, name) for name in CHANGING_RECORD_COLUMNS}
         values |= stored_state(game)
         values |= {"game_id": game.id, "expected_version": game.loaded_version}
-        values |= _entries(game.new_events) | _notice(game, after=game.loaded_version)
+        values |= entries(game.new_events) | notice(game, after=game.loaded_version)
         if game.changed_seats:
-            values["seats"] = _seats(game)
-        self._hold(_SAVE[bool(game.changed_seats), False], _jsonable(values))
+            values["seats"] = changed_seats(game)
+        self._hold(SAVE[bool(game.changed_seats), False], jsonable(values))
         self.held_save = values
 
     def store_result(self, game_id: str, seat: int, key: str, stored: StoredResult) -> None:
@@ -270,9 +170,9 @@ class PostgresGameRepository(SqlGameRepository):
         saved = self.held_save
         if saved is not None and saved["game_id"] == game_id and "answer_key" not in saved:
             saved |= answer | {"answer_seat": seat, "answer_key": key}
-            self.held[-1] = (_SAVE["seats" in saved, True], saved)
+            self.held[-1] = (SAVE["seats" in saved, True], saved)
             return
-        self._hold(_INSERT_RESULT, {"game_id": game_id, "seat": seat, "key": key, **answer})
+        self._hold(INSERT_RESULT, {"game_id": game_id, "seat": seat, "key": key, **answer})
 
     def forget_writes(self) -> None:
         self.held, self.held_save, self.answers = [], None, {}
@@ -285,13 +185,13 @@ class PostgresGameRepository(SqlGameRepository):
         transaction of its own, and neither BEGIN nor COMMIT need be sent."""
         if len(self.held) == 1 and isinstance(self.held[0][1], Mapping):
             connection = self._driver()
-            if _idle(connection):
+            if idle(connection):
                 ((statement, parameters),) = self.held
                 self.forget_writes()
                 assert isinstance(parameters, Mapping)  # checked above: one statement
-                with _translated(), _autocommitted(connection):
+                with translated(), autocommitted(connection):
                     self._cursor(connection).execute(
-                        statement, parameters, prepare=_prepared(statement)
+                        statement, parameters, prepare=prepared(statement)
                     )
                 return  # the unit of work's end gives the connection back, as after a read
         if self.held:
@@ -307,10 +207,10 @@ class PostgresGameRepository(SqlGameRepository):
     def _send(self) -> None:
         held, self.held, self.held_save = self.held, [], None
         cursor = self._cursor(self._connection())
-        with _translated():
+        with translated():
             for statement, parameters in held:
                 if isinstance(parameters, Mapping):
-                    cursor.execute(statement, parameters, prepare=_prepared(statement))
+                    cursor.execute(statement, parameters, prepare=prepared(statement))
                 else:
                     cursor.executemany(statement, parameters)
 
@@ -333,71 +233,3 @@ class PostgresGameRepository(SqlGameRepository):
         """The psycopg connection of this unit of work, with no transaction begun for it: a
         statement sent alone on it while it is idle is a transaction of its own."""
         return self._checked_out().connection.driver_connection  # type: ignore[return-value]
-
-
-def _idle(connection: psycopg.Connection[Any]) -> bool:
-    """No transaction open on the connection (nothing sent since the last commit)."""
-    # libpq's own status, an int: ``connection.info`` makes an object and an enum each time
-    return connection.pgconn.transaction_status == TransactionStatus.IDLE
-
-
-@contextmanager
-def _autocommitted(connection: psycopg.Connection[Any]) -> Iterator[None]:
-    """Statements sent as transactions of their own: psycopg sends no BEGIN before them.
-    The connection is never given back to the pool in autocommit: a broken or interrupted
-    one is closed instead (the pool then drops it)."""
-    connection.autocommit = True
-    try:
-        yield
-    finally:
-        if _idle(connection):
-            connection.autocommit = False
-        else:
-            connection.close()
-
-
-def _prepared(statement: str) -> bool | None:
-    """A move's statements are prepared at once; others after psycopg's usual five sends."""
-    return True if statement in _PREPARED else None
-
-
-def _entries(entries: Sequence[EventRecord]) -> dict[str, str]:
-    """New log entries as the JSON text of ``_NEW_ENTRIES`` (none: ``[]``), in one encoding:
-    each entry's data comes out as ``json_text`` of it alone would write it."""
-    return {"entries": json_text([entry.to_dict() for entry in entries])}
-
-
-def _seats(game: GameRecord) -> str:
-    """The seats ``game`` changed as the JSON text of ``_SEATED``."""
-    return json_text([asdict(game.seats[number]) for number in sorted(game.changed_seats)])
-
-
-def _notice(game: GameRecord, after: int | None = None) -> dict[str, str]:
-    """The NOTIFY of the game's new version; with the public records it added after version
-    ``after`` when that is known (a save), so that listeners need not read them back."""
-    if after is None:
-        return {"channel": CHANNEL, "notice": f"{game.id}:{game.version}"}
-    facts = GameFacts(game.status, tuple(game.state.scores))
-    records = [r for e in game.new_events if (r := record_of(e.seq, e.type, e.data, facts))]
-    text = notice_text(game.id, game.version, after, is_ended(game.status), records)
-    return {"channel": CHANNEL, "notice": text}
-
-
-def _jsonable(row: dict[str, Any]) -> dict[str, Any]:
-    """psycopg sends a dict or list parameter as JSON only when it is wrapped."""
-    for name in _JSON_COLUMNS:
-        if name in row:
-            row[name] = Json(row[name])
-    return row
-
-
-@contextmanager
-def _translated() -> Iterator[None]:
-    """The service's exception for what went wrong (as ``unit_of_work.translated`` does
-    for SQLAlchemy's): a lost race to retry, or the database away."""
-    try:
-        yield
-    except _LOST_RACE as error:
-        raise ConcurrentUpdate(str(error)) from error
-    except (psycopg.OperationalError, psycopg.InterfaceError) as error:
-        raise Unavailable("the database is not answering; try again") from error

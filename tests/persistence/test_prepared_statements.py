@@ -10,7 +10,7 @@ import psycopg
 import pytest
 
 from app.persistence import Database, SqlUnitOfWork
-from app.persistence.postgres import _LOAD, _SAVE
+from app.persistence.postgres_statements import LOAD, SAVE
 from app.services import audit
 from app.services.errors import ConcurrentUpdate
 
@@ -55,7 +55,7 @@ def test_a_moves_load_and_save_are_prepared_once_and_run_by_every_move(database)
     for card in cards[1:4]:
         play(SqlUnitOfWork(database), game_id, token, card)
     later = prepared_on(database)
-    for statement in (_LOAD, _SAVE[False, False]):
+    for statement in (LOAD, SAVE[False, False]):
         prepared, runs = the_one(first, statement)
         prepared_later, runs_later = the_one(later, statement)
         assert prepared_later == prepared  # not prepared again
