@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from app.persistence.memory_players import MemoryPlayerRepository, PlayerStore
+from app.persistence.memory_seeks import MemorySeekRepository
 from app.services.errors import ConcurrentUpdate
 from app.services.log import EventRecord, RawEvent
 from app.services.model import ACTIVE, WAITING, GameRecord, GameSummary, Progress, Seat
-from app.services.seeks import WAITING as SEEKING
-from app.services.seeks import SeekRecord, SeekRepository
+from app.services.seeks import SeekRecord
 from app.services.unit_of_work import AbstractUnitOfWork, GameRepository, StoredResult
 
 
@@ -153,59 +153,6 @@ class MemoryGameRepository(GameRepository):
         self.pending = Store()
 
 
-class MemorySeekRepository(SeekRepository):
-    """Seeks as committed, and this transaction's writes aside; ``commit`` refuses what a
-    database would (a second waiting seek of one player, a seek settled twice)."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self.pending: dict[str, SeekRecord] = {}
-
-    def add(self, seek: SeekRecord) -> None:
-        self.pending[seek.id] = copy.deepcopy(seek)
-
-    def get(self, seek_id: str) -> SeekRecord | None:
-        seek = self.pending.get(seek_id) or self.store.seeks.get(seek_id)
-        return copy.deepcopy(seek)
-
-    def waiting_of(self, player_id: str) -> SeekRecord | None:
-        return next((s for s in self.waiting(len(self.store.seeks)) if s.player_id == player_id),
-                    None)  # fmt: skip
-
-    def waiting(self, limit: int) -> list[SeekRecord]:
-        seeks = {**self.store.seeks, **self.pending}.values()
-        waiting = sorted((s for s in seeks if s.status == SEEKING), key=lambda s: s.created_at)
-        return [copy.deepcopy(seek) for seek in waiting[:limit]]
-
-    def statuses(self, seek_ids: Sequence[str]) -> dict[str, str]:
-        seeks = self.store.seeks
-        return {seek_id: seeks[seek_id].status for seek_id in seek_ids if seek_id in seeks}
-
-    def lock_pairing(self) -> None:
-        return None  # one process: its passes run one after another
-
-    def settle(self, seek_id: str, status: str, now: datetime, game_id: str | None = None,
-               seat: int | None = None) -> None:  # fmt: skip
-        seek = self.get(seek_id)
-        if seek is None or seek.status != SEEKING:
-            raise ConcurrentUpdate(seek_id)
-        seek.status, seek.settled_at, seek.game_id, seek.seat = status, now, game_id, seat
-        self.pending[seek_id] = seek
-
-    def commit(self) -> None:
-        for seek in self.pending.values():
-            stored = self.store.seeks.get(seek.id)
-            if stored is not None and stored.status != SEEKING:
-                raise ConcurrentUpdate(seek.id)  # settled by another transaction first
-            if seek.status == SEEKING and any(
-                other.player_id == seek.player_id and other.status == SEEKING
-                and other.id != seek.id for other in self.store.seeks.values()
-            ):  # fmt: skip
-                raise ConcurrentUpdate(seek.player_id)  # the one-waiting-seek index
-        self.store.seeks.update(self.pending)
-        self.pending = {}
-
-
 class MemoryUnitOfWork(AbstractUnitOfWork):
     def __init__(self, store: Store | None = None) -> None:
         self.store = store if store is not None else Store()
@@ -213,13 +160,13 @@ class MemoryUnitOfWork(AbstractUnitOfWork):
         self.players: MemoryPlayerRepository = MemoryPlayerRepository(
             self.store.players, self.store.games
         )
-        self.seeks: MemorySeekRepository = MemorySeekRepository(self.store)
+        self.seeks: MemorySeekRepository = MemorySeekRepository(self.store.seeks)
         self.commits = 0
 
     def __enter__(self) -> MemoryUnitOfWork:
         self.games = MemoryGameRepository(self.store)
         self.players = MemoryPlayerRepository(self.store.players, self.store.games)
-        self.seeks = MemorySeekRepository(self.store)
+        self.seeks = MemorySeekRepository(self.store.seeks)
         return self
 
     def commit(self) -> None:

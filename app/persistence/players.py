@@ -10,8 +10,9 @@ from typing import Any
 
 from sqlalchemy import Table, bindparam, insert, select, update
 
+from app.persistence.game_list import older_than
 from app.persistence.models import GAMES, SEATS, PlayerRow
-from app.persistence.repository import SqlGameRepository, older_than
+from app.persistence.repository import SqlGameRepository
 from app.persistence.statements import now, storable, utc
 from app.services.errors import ConcurrentUpdate
 from app.services.player_store import Outcome, PlayedGame, PlayerRecord, PlayerRepository

@@ -26,18 +26,18 @@ from sqlalchemy import (
     bindparam,
     delete,
     func,
-    or_,
     select,
     tuple_,
     update,
 )
 from sqlalchemy.exc import SQLAlchemyError
 
+from app.persistence.game_list import games_page
 from app.persistence.log_compaction import compact_logs, log_query, stored_log
 from app.persistence.models import GAMES, IDEMPOTENT, SEATS
-from app.persistence.statements import SEAT_COLUMNS, storable
+from app.persistence.statements import storable
 from app.services.log import EventRecord, RawEvent
-from app.services.model import ACTIVE, WAITING, GameRecord, GameSummary, Progress, Seat
+from app.services.model import ACTIVE, GameRecord, GameSummary, Progress
 from app.services.unit_of_work import GameRepository, StoredResult
 
 _PROGRESS = select(GAMES.c.status, GAMES.c.version, GAMES.c.score_0, GAMES.c.score_1).where(
@@ -161,32 +161,7 @@ class SqlGameRepository(GameRepository):
     def page(
         self, status: str | None, limit: int, before: tuple[datetime, str] | None
     ) -> list[GameSummary]:
-        names = ("id", "status", "version", "created_at", "score_0", "score_1", "winner", "rated")
-        columns = [GAMES.c[name] for name in names]
-        # The deck itself, not ``IS NOT NULL``: a JSON column stores Python's None as JSON
-        # null, which SQL does not count as NULL (52 short codes per fixed game at most).
-        query = select(*columns, GAMES.c.custom_deck)
-        # A waiting game that is not public is joined by its invite only: not listed.
-        query = query.where(or_(GAMES.c.status != WAITING, GAMES.c.public))
-        if status:
-            query = query.where(GAMES.c.status == status)
-        if before is not None:
-            query = query.where(older_than(before, GAMES.c.created_at, GAMES.c.id))
-        query = query.order_by(GAMES.c.created_at.desc(), GAMES.c.id.desc()).limit(limit)
-        games = self.connection.execute(query).mappings().all()
-        seats = self._seats_of([game["id"] for game in games])
-        return [_summary(game, seats.get(game["id"], [])) for game in games]
-
-    def _seats_of(self, game_ids: Sequence[str]) -> dict[str, list[Seat]]:
-        """The seats of many games in one query."""
-        if not game_ids:
-            return {}
-        query = select(SEATS).where(SEATS.c.game_id.in_(game_ids)).order_by(SEATS.c.seat)
-        found: dict[str, list[Seat]] = {}
-        for row in self.connection.execute(query).mappings():
-            seat = Seat(**{name: row[name] for name in SEAT_COLUMNS})
-            found.setdefault(row["game_id"], []).append(seat)
-        return found
+        return games_page(self.connection, status, limit, before)
 
     def raw_events(self, game_id: str) -> list[RawEvent]:
         """The data as the JSON text stored, undecoded, for the audit's byte-for-byte
@@ -240,16 +215,3 @@ class SqlGameRepository(GameRepository):
 
 def _records(rows: list[RawEvent]) -> list[EventRecord]:
     return [EventRecord(r.seq, r.type, orjson.loads(r.data), r.at, r.hash) for r in rows]
-
-
-def older_than(before: tuple[datetime, str], created: Any, game_id: Any) -> Any:
-    """A page's cursor: rows created before ``before`` (time, game id), the id breaking ties."""
-    at, after_id = before
-    return (created < at) | ((created == at) & (game_id < after_id))
-
-
-def _summary(game: Any, seats: list[Seat]) -> GameSummary:
-    scores = [game["score_0"], game["score_1"]]
-    return GameSummary(game["id"], game["status"], game["version"], game["created_at"], seats,
-                       scores, game["winner"], game["custom_deck"] is not None,
-                       game["rated"])  # fmt: skip

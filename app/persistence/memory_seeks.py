@@ -1,0 +1,66 @@
+"""The seeks repository in memory, beside memory.py's games and memory_players.py's players,
+one module a repository as on the SQL side: same contract as the SQL one (seeks.py), a
+transaction's writes landing on commit only."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from datetime import datetime
+
+from app.services.errors import ConcurrentUpdate
+from app.services.seeks import WAITING as SEEKING
+from app.services.seeks import SeekRecord, SeekRepository
+
+
+class MemorySeekRepository(SeekRepository):
+    """Seeks as committed, and this transaction's writes aside; ``commit`` refuses what a
+    database would (a second waiting seek of one player, a seek settled twice)."""
+
+    def __init__(self, seeks: dict[str, SeekRecord]) -> None:
+        self.committed = seeks
+        self.pending: dict[str, SeekRecord] = {}
+
+    def add(self, seek: SeekRecord) -> None:
+        self.pending[seek.id] = copy.deepcopy(seek)
+
+    def get(self, seek_id: str) -> SeekRecord | None:
+        seek = self.pending.get(seek_id) or self.committed.get(seek_id)
+        return copy.deepcopy(seek)
+
+    def waiting_of(self, player_id: str) -> SeekRecord | None:
+        return next((s for s in self.waiting(len(self.committed)) if s.player_id == player_id),
+                    None)  # fmt: skip
+
+    def waiting(self, limit: int) -> list[SeekRecord]:
+        seeks = {**self.committed, **self.pending}.values()
+        waiting = sorted((s for s in seeks if s.status == SEEKING), key=lambda s: s.created_at)
+        return [copy.deepcopy(seek) for seek in waiting[:limit]]
+
+    def statuses(self, seek_ids: Sequence[str]) -> dict[str, str]:
+        seeks = self.committed
+        return {seek_id: seeks[seek_id].status for seek_id in seek_ids if seek_id in seeks}
+
+    def lock_pairing(self) -> None:
+        return None  # one process: its passes run one after another
+
+    def settle(self, seek_id: str, status: str, now: datetime, game_id: str | None = None,
+               seat: int | None = None) -> None:  # fmt: skip
+        seek = self.get(seek_id)
+        if seek is None or seek.status != SEEKING:
+            raise ConcurrentUpdate(seek_id)
+        seek.status, seek.settled_at, seek.game_id, seek.seat = status, now, game_id, seat
+        self.pending[seek_id] = seek
+
+    def commit(self) -> None:
+        for seek in self.pending.values():
+            stored = self.committed.get(seek.id)
+            if stored is not None and stored.status != SEEKING:
+                raise ConcurrentUpdate(seek.id)  # settled by another transaction first
+            if seek.status == SEEKING and any(
+                other.player_id == seek.player_id and other.status == SEEKING
+                and other.id != seek.id for other in self.committed.values()
+            ):  # fmt: skip
+                raise ConcurrentUpdate(seek.player_id)  # the one-waiting-seek index
+        self.committed.update(self.pending)
+        self.pending = {}
