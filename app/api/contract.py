@@ -1,4 +1,6 @@
-"""The contract's closed sets as OpenAPI components, and the problems each operation can answer.
+"""The contract's closed sets as OpenAPI components, the ``Ref`` fields that point at them, and
+the plugins that describe every schema and every operation's X-Request-ID. The problems each
+operation can answer are built in ``problem_answers.py``.
 
 Every list here is read from the code that decides it (the engine's 52 cards, the bot levels,
 the game statuses, the log's event types, the one table of problem codes in ``errors.py``), so
@@ -13,7 +15,7 @@ from typing import Any
 from apispec import BasePlugin
 from marshmallow import fields
 
-from app.api.errors import PROBLEM_JSON, PROBLEMS
+from app.api.errors import PROBLEMS
 from app.api.telemetry import REQUEST_ID, REQUEST_ID_HEADER
 from app.engine import BASRA, EVENT_TYPES_BY_NAME, JACK_BASRA
 from app.engine.bots import BOT_LEVELS
@@ -194,61 +196,3 @@ def install(api: Any) -> None:
     api.ma_plugin.converter.add_attribute_function(_component_property)
     # flask-smorest's own pagination schema: this API pages with cursors, and never uses it.
     api.spec.components.schemas.pop("PaginationMetadata", None)
-
-
-# ---------------------------------------------------------------- problems per operation
-# Every operation can also answer these: the request limits and a database that is down.
-ALWAYS = ("rate_limited", "unavailable")
-
-
-def problem_example(code: str, detail: str | None = None) -> dict[str, Any]:
-    status, title = PROBLEMS[code]
-    return {
-        "type": f"/problems/{code}",
-        "title": title,
-        "status": status,
-        "detail": detail or title,
-        "code": code,
-    }
-
-
-def problems(*codes: str, examples: dict[str, dict[str, Any]] | None = None,
-             always: tuple[str, ...] = ALWAYS) -> dict[int, Any]:  # fmt: skip
-    """The 4xx/5xx answers of one operation, one per status, each naming its codes.
-
-    ``examples`` maps a code to a real problem document (recorded from a game by
-    ``app/api/examples.py``); a code without one gets a document built from the table.
-    """
-    by_status: dict[int, list[str]] = {}
-    for code in (*codes, *always):
-        if code not in PROBLEMS:
-            raise KeyError(f"{code!r} is not in app/api/errors.py's PROBLEMS")
-        status = PROBLEMS[code][0]
-        if code not in by_status.setdefault(status, []):
-            by_status[status].append(code)
-    recorded = examples or {}
-    answers: dict[int, Any] = {}
-    for status in sorted(by_status):
-        listed = by_status[status]
-        answers[status] = {
-            "description": "A problem (RFC 9457) with `code` "
-            + ", ".join(f"`{code}` ({PROBLEMS[code][1].lower()})" for code in listed),
-            "content": {
-                PROBLEM_JSON: {
-                    "schema": {
-                        "allOf": [
-                            ref("Problem"),
-                            {"type": "object", "properties": {"code": {"enum": listed}}},
-                        ]
-                    },
-                    "examples": {
-                        code: {
-                            "summary": PROBLEMS[code][1],
-                            "value": recorded.get(code) or problem_example(code),
-                        }
-                        for code in listed
-                    },
-                }
-            },
-        }
-    return answers

@@ -8,21 +8,22 @@ databases and fails when an answer no longer has the shape of its committed exam
 validates every example against its operation's schemas. So when an answer changes shape:
 run ``basra examples`` and ``basra openapi``, and commit both files.
 
-A new operation gets a step in ``record`` below (``book.exchange(...)``).
+``record`` hands a ``Book`` to the script of each resource in turn (game_examples.py,
+player_examples.py, seek_examples.py); a new operation gets a step in its resource's script
+(``book.exchange(...)``).
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from apispec import BasePlugin
 
-from app.api.contract import CARD_CODES
 from app.api.errors import PROBLEM_JSON
+from app.api.game_examples import record_game
 from app.api.player_examples import record_players
 from app.api.seek_examples import record_seeks
 
@@ -30,21 +31,6 @@ EXAMPLES_FILE = Path(__file__).with_name("examples.json")
 PROBLEMS_KEY = "problems"
 RECORDS_KEY = "stream_records"  # the data of each kind of record of GET /games/{game_id}/stream
 STREAM = "GET /games/{game_id}/stream"
-
-# Round 1 of the recorded game: Amira (seat 0) leads with 5D onto 5C 2H 3S 5H, a basra.
-OPENING_HANDS = [["5D", "9S", "KD", "4C"], ["4S", "QH", "JC", "10C"]]
-OPENING_FLOOR = ["5C", "2H", "3S", "5H"]
-
-
-# The invite in the join example: a real one changes with every recording.
-INVITE_SHOWN = "the invite POST /games answered"
-
-
-def fixed_deck(hands: list[list[str]], floor: list[str]) -> list[str]:
-    """A whole deck dealing ``hands`` (seat 0 first) and ``floor`` in round 1, the rest in
-    canonical order (the same construction as tests/api/helpers.py's stacked_deck)."""
-    top = [code for hand in hands for code in hand] + floor
-    return top + [code for code in CARD_CODES if code not in top]
 
 
 class Book:
@@ -96,185 +82,42 @@ class Book:
             raise AssertionError(f"{method} {url}: expected {code}, got {answer}")
         self.examples[PROBLEMS_KEY].setdefault(code, answer)
 
+    def stream(self, game_id: str, keep: bool = True) -> None:
+        """The game's stream, read until `over` or until the records stored so far are out: its
+        first records as the answer's example (``keep``), and the data of each kind of record as
+        that record schema's example."""
+        config = self.client.application.config
+        keepalive = config.get("STREAM_KEEPALIVE_SECONDS")
+        config["STREAM_KEEPALIVE_SECONDS"] = 0.05  # the first keep-alive ends what is stored
+        response = self.client.get(f"/games/{game_id}/stream", buffered=False)
+        text = ""
+        try:
+            for chunk in response.response:  # a live game's stream never ends: stop at a keep-alive
+                text += chunk.decode() if isinstance(chunk, bytes) else chunk
+                if "event: over" in text or ": keep-alive" in text:
+                    break
+        finally:
+            response.close()
+            if keepalive is None:
+                config.pop("STREAM_KEEPALIVE_SECONDS")
+            else:
+                config["STREAM_KEEPALIVE_SECONDS"] = keepalive
+        blocks = [block for block in text.split("\n\n") if block.startswith("id:")]
+        if keep:
+            entry = self.examples.setdefault(STREAM, {})
+            entry["responses"] = {"200": "\n\n".join(blocks[:4]) + "\n\n"}
+        for block in blocks:
+            fields = dict(line.split(": ", 1) for line in block.splitlines())
+            self.examples[RECORDS_KEY].setdefault(fields["event"], json.loads(fields["data"]))
+
 
 def record(client: Any) -> dict[str, Any]:
     """Play the example game through ``client``; the examples, keyed by operation."""
     book = Book(client)
-    versus_bot, amira = _create_games(book)
-    game_id = versus_bot["id"]
-    open_game, badr, amira_b = _join(book)
-    book.exchange("GET /games/{game_id}", f"/games/{game_id}", status=200, token=amira)
-    book.exchange(
-        "POST /games/{game_id}/moves", f"/games/{game_id}/moves", {"card": "5D"}, status=201,
-        token=amira, request=("card", "Play a card (the 5D takes 5C 5H and 2H+3S: a basra)"),
-    )  # fmt: skip
-    book.request_only("POST /games/{game_id}/moves", "lower_case", "Lower case is accepted",
-                      {"card": "9s"})  # fmt: skip
-    _refusals(book, game_id, amira, open_game, badr, amira_b)
-    _stream(book, open_game, keep=False)
-    _play(book, game_id, amira, moves=2)
-    book.exchange("GET /games/{game_id}/moves", f"/games/{game_id}/moves", status=200)
-    book.exchange("GET /games/{game_id}/events", f"/games/{game_id}/events?after=3",
-                  status=200, token=amira)  # fmt: skip
-    _play(book, game_id, amira)
-    book.problem("game_not_active", "POST", f"/games/{game_id}/moves", {"card": "AS"},
-                 token=amira)  # fmt: skip
-    book.exchange("GET /games/{game_id}/replay", f"/games/{game_id}/replay?step=1", status=200)
-    _stream(book, game_id)
-    book.exchange("GET /games/{game_id}/verify", f"/games/{game_id}/verify", status=200)
-    book.exchange("GET /games/{game_id}/fairness", f"/games/{game_id}/fairness", status=200)
-    book.exchange("GET /games", "/games?limit=2", status=200)
-    book.exchange("GET /rules", "/rules", status=200)
-    book.exchange("GET /healthz", "/healthz", status=200)
-    book.exchange("GET /readyz", "/readyz", status=200)
-    _resign(book)
-    _time_out(book)
+    record_game(book)
     record_players(book)
     record_seeks(book)
     return book.examples
-
-
-def _resign(book: Book) -> None:
-    two = {"players": [{"name": "Amira"}, {"name": "Badr"}]}
-    created = book.exchange("POST /games", "/games", two, status=201)
-    url = f"/games/{created['id']}/resign"
-    book.exchange("POST /games/{game_id}/resign", url, status=201,
-                  token=created["seats"][1]["token"])  # fmt: skip
-    _stream(book, created["id"], keep=False)  # ... resigned, over
-
-
-def _time_out(book: Book) -> None:
-    """A game on a turn clock whose first turn runs out: the server plays for the seat (the
-    ``timeout`` record, then its ``move``). Then that seat resigns, so that no clock is left
-    running in the database."""
-    clocked = {"players": [{"name": "Amira"}, {"name": "Badr"}], "rules": {"turn_seconds": 30}}
-    created = book.send("POST", "/games", clocked).get_json()
-    url, token = f"/games/{created['id']}", created["seats"][0]["token"]
-    config = book.client.application.config
-    clock = config["CLOCK"]
-    late = clock() + timedelta(seconds=31)
-    config["CLOCK"] = lambda: late  # the app's clock, as tests set it
-    try:
-        loaded = book.send("GET", url).get_json()  # loading the game plays the expired turn
-    finally:
-        config["CLOCK"] = clock
-    if not loaded or loaded.get("version", 0) <= created["state"]["version"]:
-        raise AssertionError(f"{url}: the expired turn was not played: {loaded}")
-    resigned = book.send("POST", f"{url}/resign", token=token)
-    if resigned.status_code != 201:
-        raise AssertionError(f"{url}/resign: {resigned.status_code} {resigned.get_json()}")
-    _stream(book, created["id"], keep=False)  # ... timeout, move, resigned, over
-
-
-def _create_games(book: Book) -> tuple[dict[str, Any], str]:
-    deck = fixed_deck(OPENING_HANDS, OPENING_FLOOR)
-    body = {
-        "players": [{"name": "Amira", "seed": "amira-7f3c"}, {"bot": "greedy", "name": "Ghada"}],
-        "rules": {"target_score": 31},
-        "deck": deck,
-    }
-    created = book.exchange(
-        "POST /games", "/games", body, status=201,
-        request=("against_a_bot", "A human against the greedy bot, round 1 from a fixed deck"),
-    )  # fmt: skip
-    book.exchange(
-        "POST /games", "/games", {"players": [{"name": "Amira"}, {"name": "Badr"}]}, status=201,
-        request=("two_humans", "Two humans at one table, dealt by the fair shuffle"),
-    )  # fmt: skip
-    four = {
-        "players": [{"name": "Amira"}, {"bot": "expert"}, {"open": True}, {"bot": "random"}],
-        "rules": {"seven_diamonds": "sum_le_10", "majority_tie": "carry_over"},
-    }
-    book.exchange(
-        "POST /games",
-        "/games",
-        four,
-        status=201,
-        request=("four_seats", "Four seats (two teams): bots, and a seat left open"),
-    )
-    return created, created["seats"][0]["token"]
-
-
-def _join(book: Book) -> tuple[str, str, str]:
-    created = book.exchange(
-        "POST /games", "/games",
-        {"players": [{"name": "Amira", "seed": "amira-7f3c"}, {"open": True}]}, status=201,
-        request=("open_seat", "A seat left open for a second player to join"),
-    )  # fmt: skip
-    game_id = created["id"]
-    joined = book.exchange(
-        "POST /games/{game_id}/join", f"/games/{game_id}/join",
-        {"name": "Badr", "seed": "b4dr", "invite": created["invite"]}, status=201,
-        request=("join", "Take the open seat with the game's invite, and a seed of your own"),
-        shown={"name": "Badr", "seed": "b4dr", "invite": INVITE_SHOWN},
-    )  # fmt: skip
-    return game_id, joined["token"], created["seats"][0]["token"]
-
-
-def _refusals(book: Book, game_id: str, amira: str, open_game: str, badr: str,
-              amira_b: str) -> None:  # fmt: skip
-    moves = f"/games/{game_id}/moves"
-    book.problem("not_found", "GET", "/games/0123456789abcdef")
-    book.problem("unauthorized", "POST", moves, {"card": "9S"})
-    book.problem("forbidden", "POST", moves, {"card": "9S"}, token=badr)
-    book.problem("bad_request", "POST", moves, token=amira, raw=b'{"card": 9S}')
-    book.problem("invalid_request", "POST", "/games", {"players": [{"name": "Amira"}]})
-    book.problem("invalid_card", "POST", moves, {"card": "1X"}, token=amira)
-    book.problem("card_not_in_hand", "POST", moves, {"card": "AS"}, token=amira)
-    book.problem("version_mismatch", "POST", moves, {"card": "9S"}, token=amira,
-                 headers={"If-Match": '"1"'})  # fmt: skip
-    key = {"Idempotency-Key": "d3b07384-move-2"}
-    book.send("POST", moves, {"card": "9S"}, amira, key)
-    book.problem("idempotency_conflict", "POST", moves, {"card": "KD"}, token=amira, headers=key)
-    book.problem("payload_too_large", "POST", "/games", raw=b" " * (70 * 1024))
-    book.problem("game_full", "POST", f"/games/{open_game}/join", {"name": "Camelia"})
-    private = book.send("POST", "/games", {"players": [{"name": "Amira"}, {"open": True}]})
-    book.problem("forbidden", "POST", f"/games/{private.get_json()['id']}/join", {"name": "Zaki"})
-    book.problem("game_not_finished", "GET", f"/games/{open_game}/replay")
-    turn = book.client.get(f"/games/{open_game}").get_json()["turn"]
-    book.problem("not_your_turn", "POST", f"/games/{open_game}/moves", {"card": "AS"},
-                 token=badr if turn == 0 else amira_b)  # fmt: skip
-
-
-def _stream(book: Book, game_id: str, keep: bool = True) -> None:
-    """The game's stream, read until `over` or until the records stored so far are out: its
-    first records as the answer's example (``keep``), and the data of each kind of record as
-    that record schema's example."""
-    config = book.client.application.config
-    keepalive = config.get("STREAM_KEEPALIVE_SECONDS")
-    config["STREAM_KEEPALIVE_SECONDS"] = 0.05  # the first keep-alive ends what is stored
-    response = book.client.get(f"/games/{game_id}/stream", buffered=False)
-    text = ""
-    try:
-        for chunk in response.response:  # a live game's stream never ends: stop at a keep-alive
-            text += chunk.decode() if isinstance(chunk, bytes) else chunk
-            if "event: over" in text or ": keep-alive" in text:
-                break
-    finally:
-        response.close()
-        if keepalive is None:
-            config.pop("STREAM_KEEPALIVE_SECONDS")
-        else:
-            config["STREAM_KEEPALIVE_SECONDS"] = keepalive
-    blocks = [block for block in text.split("\n\n") if block.startswith("id:")]
-    if keep:
-        entry = book.examples.setdefault(STREAM, {})
-        entry["responses"] = {"200": "\n\n".join(blocks[:4]) + "\n\n"}
-    for block in blocks:
-        fields = dict(line.split(": ", 1) for line in block.splitlines())
-        book.examples[RECORDS_KEY].setdefault(fields["event"], json.loads(fields["data"]))
-
-
-def _play(book: Book, game_id: str, token: str, moves: int = 10_000) -> None:
-    """Amira plays her first legal card ``moves`` times (or to the end); the bot replies."""
-    view = book.client.get(f"/games/{game_id}", headers={"Authorization": f"Bearer {token}"})
-    state = view.get_json()
-    for _ in range(moves):
-        if state["status"] != "active":
-            return
-        card = state["legal_moves"][0]["card"]
-        state = book.exchange("POST /games/{game_id}/moves", f"/games/{game_id}/moves",
-                              {"card": card}, status=201, token=token)["state"]  # fmt: skip
 
 
 def load(path: Path = EXAMPLES_FILE) -> dict[str, Any]:

@@ -8,8 +8,8 @@ from flask.views import MethodView
 
 from app.api import request_schemas, schemas
 from app.api.bearers import caller
-from app.api.contract import problems
 from app.api.games import OPTIONAL_BEARER, blp, checked
+from app.api.problem_answers import problems
 from app.api.requests import query, unit_of_work
 from app.services import audit
 

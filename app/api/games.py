@@ -1,4 +1,9 @@
-"""The /games resource: thin views that read the request, call one use case, answer."""
+"""The /games resource: thin views that read the request, call one use case, answer.
+
+This module holds the resource's blueprint, what all of its views share (their security, the
+ETag, the read refused only after the access check), and the game itself: created, listed,
+viewed. The routes of taking part (game_play.py), of the audit (game_audit.py) and of the live
+stream (stream.py) are added to the same ``blp``, after these."""
 
 from __future__ import annotations
 
@@ -9,22 +14,11 @@ from flask import Response, current_app, jsonify
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from app.api import request_schemas, schema_fields, schemas
+from app.api import request_schemas, schemas, view_schemas
 from app.api.bearers import caller, calling_player
-from app.api.contract import problems
 from app.api.errors import ApiError
-from app.api.requests import (
-    MAX_IDEMPOTENCY_KEY,
-    VERSION_PATTERN,
-    after_access,
-    bearer_token,
-    clock_now,
-    idempotency_key,
-    json_body,
-    query,
-    unit_of_work,
-    version_header,
-)
+from app.api.problem_answers import problems
+from app.api.requests import after_access, clock_now, json_body, query, unit_of_work, version_header
 from app.services import audit, games
 from app.services.access import Bearer
 from app.services.creation import Player
@@ -47,11 +41,11 @@ ETAG = {
 }
 
 
-def _waiting_seconds() -> int:
+def waiting_seconds() -> int:
     return int(current_app.config["WAITING_TTL_SECONDS"])
 
 
-def _body_doc(schema: type) -> dict[str, Any]:
+def body_doc(schema: type) -> dict[str, Any]:
     return {"required": True, "content": {"application/json": {"schema": schema}}}
 
 
@@ -72,7 +66,7 @@ def _version_or_none(name: str) -> int | None:
         return None
 
 
-def _with_etag(response: Response, version: int, private: bool = False) -> Response:
+def with_etag(response: Response, version: int, private: bool = False) -> Response:
     """``private``: the answer carries a token or a hand, which no cache may keep (no-store);
     a spectator's view may be kept but must be revalidated (no-cache)."""
     response.headers["ETag"] = f'"{version}"'
@@ -98,7 +92,7 @@ class GameCollection(MethodView):
             "holds at most one seat of a game (409 `already_seated`). A `rated` game changes "
             "its players' ratings once, when it ends (docs/ratings.md)."
         ),
-        requestBody=_body_doc(request_schemas.CreateGameSchema),
+        requestBody=body_doc(request_schemas.CreateGameSchema),
         responses={
             201: {
                 "description": "Created: the game, its seats' tokens, and the creator's view",
@@ -128,7 +122,7 @@ class GameCollection(MethodView):
         created = games.create_game(
             unit_of_work(), players, spec.get("rules"), spec.get("deck"),
             public=spec.get("public", False),
-            waiting_seconds=_waiting_seconds(), now=clock_now(),
+            waiting_seconds=waiting_seconds(), now=clock_now(),
             bot_backlog=current_app.config["BOT_BACKLOG"], rated=spec.get("rated", False),
         )  # fmt: skip
         if created.bots_only:  # 201 now; the match is played in the background
@@ -136,7 +130,7 @@ class GameCollection(MethodView):
         response = jsonify(_created_body(created))
         response.status_code = 201
         response.headers["Location"] = f"/games/{created.game_id}"
-        return _with_etag(response, created.state["version"], private=True)
+        return with_etag(response, created.state["version"], private=True)
 
     @blp.doc(
         operationId="listGames",
@@ -187,7 +181,7 @@ class GameResource(MethodView):
             200: {
                 "description": "The view",
                 "headers": ETAG,
-                "content": {"application/json": {"schema": schemas.ViewSchema}},
+                "content": {"application/json": {"schema": view_schemas.ViewSchema}},
             },
             304: {"description": "Not modified since that ETag", "headers": ETAG},
             **problems("unauthorized", "forbidden", "not_found"),
@@ -199,182 +193,9 @@ class GameResource(MethodView):
         if known is not None:
             current = games.check_access(unit_of_work(), game_id, token, now=clock_now()).version
             if known == current:
-                return _with_etag(Response(status=304), current, private=token is not None)
+                return with_etag(Response(status=304), current, private=token is not None)
         view = audit.view(unit_of_work(), game_id, token, now=clock_now())
-        return _with_etag(jsonify(view), view["version"], private=token is not None)
-
-
-@blp.route("/<game_id>/join")
-class JoinResource(MethodView):
-    @blp.doc(
-        operationId="joinGame",
-        summary="Take the lowest open seat",
-        description=(
-            "Joining needs the game's `invite` (given to its creator once) unless the game was "
-            "created `public`; no token is needed. Seats the caller in the lowest open seat and "
-            "answers its token (shown once). Sent with a player's bearer, the seat is that "
-            "player's, under its name (a `name` is then not needed); a rated game's seats are "
-            "taken so only (403 `player_required`), and a player holds one seat of a game at "
-            "most (409 `already_seated`). When the last open seat is filled the game deals "
-            "round 1, and bots whose turn it is play inside this request; until then the game "
-            "waits `WAITING_TTL_SECONDS` (24 h) more, then ends `cancelled`."
-        ),
-        requestBody=_body_doc(request_schemas.JoinSchema),
-        responses={
-            201: {
-                "description": "Joined: your seat, its token, and your view",
-                "headers": ETAG,
-                "content": {"application/json": {"schema": schemas.JoinedSchema}},
-            },
-            **problems(
-                "bad_request",
-                "unauthorized",
-                "forbidden",
-                "player_required",
-                "not_found",
-                "game_full",
-                "already_seated",
-                "payload_too_large",
-                "unsupported_media_type",
-                "invalid_request",
-            ),
-        },
-    )
-    def post(self, game_id: str) -> Response:
-        body = checked(game_id, None, lambda: json_body(request_schemas.JoinSchema))
-        player = calling_player() if bearer_token() is not None else None
-        name = player.name if player is not None else body.get("name")
-        if name is None:
-            raise ApiError("invalid_request", "joining needs a name, or a player's bearer",
-                           errors={"name": ["Missing data for required field."]})  # fmt: skip
-        joined = games.join_game(
-            unit_of_work(), game_id, name, body.get("seed"), invite=body.get("invite"),
-            waiting_seconds=_waiting_seconds(), now=clock_now(),
-            player_id=player.id if player is not None else None,
-        )  # fmt: skip
-        response = jsonify(
-            {"seat": joined.seat, "token": joined.token, "moves": joined.moves,
-             "state": joined.state}
-        )  # fmt: skip
-        response.status_code = 201
-        return _with_etag(response, joined.state["version"], private=True)
-
-
-@blp.route("/<game_id>/moves")
-class MovesResource(MethodView):
-    @blp.doc(
-        operationId="playCard",
-        summary="Play a card (then any bot replies)",
-        description=(
-            "Only the seat whose turn it is may play, with its token. Plays the card: it takes "
-            "the largest capture the rules allow (RULES.md section 3), or is trailed. Then "
-            "every bot whose turn it is plays, and a new deal or round follows when hands or "
-            "the round run out, all inside this request. A refused move changes nothing. "
-            "`If-Match` refuses the move if the game has moved on; a retry with the same "
-            "`Idempotency-Key` and body answers the first response again and applies nothing, "
-            "for a day (`IDEMPOTENCY_SECONDS`); after that the key is forgotten and a request "
-            "with it is decided as a new one (most often 409 `not_your_turn`)."
-        ),
-        security=BEARER,
-        requestBody=_body_doc(request_schemas.MoveSchema),
-        parameters=[
-            {
-                "in": "header",
-                "name": "If-Match",
-                "description": "Apply the move only if the game is at this version (412 if not)",
-                "schema": {"type": "string", "pattern": VERSION_PATTERN},
-                "required": False,
-            },
-            {
-                "in": "header",
-                "name": "Idempotency-Key",
-                "description": "A key of yours: a retry with it within a day answers the first "
-                "response",
-                "schema": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": MAX_IDEMPOTENCY_KEY,
-                    "pattern": schema_fields.NO_NUL_PATTERN,
-                },
-                "required": False,
-            },
-        ],
-        responses={
-            201: {
-                "description": "Applied: the moves made (yours, then the bots'), and your view",
-                "headers": ETAG,
-                "content": {"application/json": {"schema": schemas.MoveResultSchema}},
-            },
-            **problems(
-                "bad_request",
-                "unsupported_media_type",
-                "unauthorized",
-                "forbidden",
-                "not_found",
-                "not_your_turn",
-                "game_not_active",
-                "conflict",
-                "version_mismatch",
-                "payload_too_large",
-                "invalid_request",
-                "invalid_card",
-                "card_not_in_hand",
-                "idempotency_conflict",
-            ),
-        },
-    )
-    def post(self, game_id: str) -> Response:
-        token = caller()
-        command = checked(game_id, token, lambda: _play_card(game_id, token), seated_only=True)
-        played = games.play_card(unit_of_work(from_images=True), command, now=clock_now())
-        response = jsonify(played.to_dict())
-        response.status_code = 201
-        return _with_etag(response, played.state["version"], private=True)
-
-    @blp.doc(
-        operationId="listMoves",
-        summary="Every move so far, in order",
-        description=(
-            "Anyone may read the moves (public information); nothing changes. Each move says "
-            "which card was played and which floor cards it took."
-        ),
-        responses={
-            200: {
-                "description": "Every move so far",
-                "content": {"application/json": {"schema": schemas.MovesSchema}},
-            },
-            **problems("not_found"),
-        },
-    )
-    def get(self, game_id: str) -> Response:
-        return jsonify({"moves": audit.moves(unit_of_work(), game_id)})
-
-
-@blp.route("/<game_id>/resign")
-class ResignResource(MethodView):
-    @blp.doc(
-        operationId="resign",
-        summary="Resign: your side loses now",
-        description=(
-            "A seat of a game being played resigns with its token (no body): its side loses "
-            "at once, the match is over and the server seed is revealed. The log records "
-            "`Resigned`, `MatchEnded` and `SeedRevealed`."
-        ),
-        security=BEARER,
-        responses={
-            201: {
-                "description": "Resigned: your view of the finished match",
-                "headers": ETAG,
-                "content": {"application/json": {"schema": schemas.ResignedSchema}},
-            },
-            **problems("unauthorized", "forbidden", "not_found", "game_not_active", "conflict"),
-        },
-    )
-    def post(self, game_id: str) -> Response:
-        resigned = games.resign_game(unit_of_work(), game_id, caller(), clock_now())
-        response = jsonify({"state": resigned.state})
-        response.status_code = 201
-        return _with_etag(response, resigned.state["version"], private=True)
+        return with_etag(jsonify(view), view["version"], private=token is not None)
 
 
 def _players(entries: list[dict[str, Any]]) -> list[Player]:
@@ -388,13 +209,6 @@ def _players(entries: list[dict[str, Any]]) -> list[Player]:
         else:
             seats.append(Player(**entry))
     return seats
-
-
-def _play_card(game_id: str, token: Bearer) -> games.PlayCard:
-    """The move as the body and headers ask for it (400, 413 or 422 if they cannot)."""
-    if_match, key = version_header("If-Match"), idempotency_key()
-    body = json_body(request_schemas.MoveSchema)
-    return games.PlayCard(game_id, token, body["card"], if_match, key)
 
 
 def _created_body(created: games.Created) -> dict[str, Any]:

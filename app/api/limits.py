@@ -48,7 +48,6 @@ JOIN_ENDPOINT = "games.JoinResource"
 SEEK_ENDPOINT = "seeks.SeekCollection"
 WORK_ENDPOINTS = {CREATE_ENDPOINT, JOIN_ENDPOINT, "games.MovesResource"}
 
-
 PROBES = ("meta.healthz", "meta.readyz", "meta.metrics_text")  # balancers and Prometheus poll these
 
 
@@ -114,9 +113,8 @@ class Budgets:
         if network is not None and not self.window.hit(self.network, "network", network):
             return self._refusal(self.network, network)
         if request.method == "POST" and request.endpoint == SEEK_ENDPOINT:
-            return self._take(self.seek, client_address(), 1) or self._take(
-                self.seek, _token_key(), 1
-            )
+            address = client_address()
+            return self._take(self.seek, address, 1) or self._take(self.seek, _token_key(), 1)
         if request.method != "POST" or request.endpoint not in WORK_ENDPOINTS:
             return None
         address = client_address()

@@ -8,9 +8,9 @@ from typing import Any
 from flask import Blueprint, Response, current_app, json, send_from_directory
 from swagger_ui_bundle import swagger_ui_path
 
-from app.api.contract import problems
 from app.api.errors import problem
 from app.api.limits import counted_where
+from app.api.problem_answers import problems
 from app.api.requests import bearer_token, unit_of_work
 from app.observability import metrics
 from app.services.errors import Unavailable

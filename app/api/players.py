@@ -10,7 +10,7 @@ from flask_smorest import Blueprint
 
 from app.api import player_schemas as schemas
 from app.api.bearers import calling_player
-from app.api.contract import problems
+from app.api.problem_answers import problems
 from app.api.request_schemas import GamesQuerySchema
 from app.api.requests import json_body, query, unit_of_work
 from app.services import players

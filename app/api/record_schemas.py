@@ -6,7 +6,7 @@ from marshmallow import Schema, fields, validate
 
 from app.api.contract import card
 from app.api.schema_fields import PLAYER, SEAT, doc
-from app.api.schemas import MoveOutSchema, RoundSchema
+from app.api.view_schemas import MoveOutSchema, RoundSchema
 
 
 # ---------------------------------------------------------------- stream records

@@ -7,7 +7,7 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from app.api import request_schemas, rules_schemas
-from app.api.contract import problems
+from app.api.problem_answers import problems
 from app.engine.catalog import game_setup
 from app.services.player_store import bot_player_id
 

@@ -10,9 +10,9 @@ from flask.views import MethodView
 from flask_smorest import Blueprint
 
 from app.api.bearers import calling_player
-from app.api.contract import problems
 from app.api.games import BEARER
 from app.api.limits import client_address
+from app.api.problem_answers import problems
 from app.api.requests import after_access, clock_now, json_body, query, unit_of_work
 from app.api.seek_schemas import SeekOutSchema, SeekQuerySchema, SeekSchema, seek_body
 from app.background.matchmaker import Matchmaker

@@ -11,10 +11,11 @@ from flask import Response, current_app, request
 from flask.views import MethodView
 
 from app.api import record_schemas, request_schemas
-from app.api.contract import problems, ref
+from app.api.contract import ref
 from app.api.errors import ApiError, problem
 from app.api.games import blp
 from app.api.limits import client_address
+from app.api.problem_answers import problems
 from app.api.requests import query, unit_of_work
 from app.live import feed
 from app.live.hub import Hub

@@ -16,7 +16,7 @@ import pytest
 from flask import Flask
 from marshmallow import Schema, fields
 
-from app.api import schemas
+from app.api import schemas, view_schemas
 from app.api.errors import problem
 from app.persistence.memory import MemoryUnitOfWork
 from app.services import audit, bots, games
@@ -81,7 +81,7 @@ def samples() -> dict[str, Any]:
 
 def test_the_view_is_documented_field_for_field(samples):
     for name in ("own view", "spectator view", "finished view"):
-        agree(schemas.ViewSchema(), samples[name], name)
+        agree(view_schemas.ViewSchema(), samples[name], name)
     assert "legal_moves" in samples["own view"], "the sample covers the seat's own turn"
     assert samples["finished view"]["rounds"], "the sample covers finished rounds"
 
