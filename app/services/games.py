@@ -13,7 +13,7 @@ from typing import Any
 
 from app.engine import Card, GameNotActive, Play, Resign
 from app.engine.fairness import ALGORITHM
-from app.engine.game import check_turn
+from app.engine.plays import check_turn
 from app.observability import metrics
 from app.services.access import Bearer, seat_of, seated
 from app.services.creation import (
