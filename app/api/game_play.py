@@ -22,7 +22,7 @@ from app.api.requests import (
     unit_of_work,
     version_header,
 )
-from app.services import audit, games
+from app.services import audit, games, playing
 from app.services.access import Bearer
 
 
@@ -148,7 +148,7 @@ class MovesResource(MethodView):
     def post(self, game_id: str) -> Response:
         token = caller()
         command = checked(game_id, token, lambda: _play_card(game_id, token), seated_only=True)
-        played = games.play_card(unit_of_work(from_images=True), command, now=clock_now())
+        played = playing.play_card(unit_of_work(from_images=True), command, now=clock_now())
         response = jsonify(played.to_dict())
         response.status_code = 201
         return with_etag(response, played.state["version"], private=True)
@@ -193,14 +193,14 @@ class ResignResource(MethodView):
         },
     )
     def post(self, game_id: str) -> Response:
-        resigned = games.resign_game(unit_of_work(), game_id, caller(), clock_now())
+        resigned = playing.resign_game(unit_of_work(), game_id, caller(), clock_now())
         response = jsonify({"state": resigned.state})
         response.status_code = 201
         return with_etag(response, resigned.state["version"], private=True)
 
 
-def _play_card(game_id: str, token: Bearer) -> games.PlayCard:
+def _play_card(game_id: str, token: Bearer) -> playing.PlayCard:
     """The move as the body and headers ask for it (400, 413 or 422 if they cannot)."""
     if_match, key = version_header("If-Match"), idempotency_key()
     body = json_body(request_schemas.MoveSchema)
-    return games.PlayCard(game_id, token, body["card"], if_match, key)
+    return playing.PlayCard(game_id, token, body["card"], if_match, key)

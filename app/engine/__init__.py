@@ -3,6 +3,7 @@ state machine, per-seat views and bots. Standard library only."""
 
 from app.engine.capture import BASRA, JACK_BASRA, Capture, find_capture
 from app.engine.cards import FULL_DECK, Card, parse_cards
+from app.engine.commands import Deal, Play, Resign, TimeOut
 from app.engine.errors import (
     CardNotInHand,
     EngineError,
@@ -30,20 +31,11 @@ from app.engine.events import (
     event_to_dict,
 )
 from app.engine.evolution import apply, evolve, replay
-from app.engine.game import (
-    TAKEOVER_BOT,
-    Deal,
-    Game,
-    Play,
-    Resign,
-    TimeOut,
-    decide,
-    legal_captures,
-    timeout_card,
-    turn_deadline,
-)
+from app.engine.game import Game, decide
+from app.engine.plays import legal_captures
 from app.engine.rules import Rules
 from app.engine.state import DEALING, OVER, PLAYER_COUNTS, PLAYING, GameState, side_of
+from app.engine.turn_clock import TAKEOVER_BOT, timeout_card, turn_deadline
 from app.engine.views import SeatView, observe
 
 EVENT_TYPES_BY_NAME = EVENT_TYPES

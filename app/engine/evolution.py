@@ -21,17 +21,9 @@ from app.engine.events import (
     SeatTakenByBot,
     TurnTimedOut,
 )
+from app.engine.rounds import RoundMoves, RoundResult
 from app.engine.rules import Rules
-from app.engine.state import (
-    DEALING,
-    HAND_SIZE,
-    OVER,
-    PLAYING,
-    SIDES,
-    GameState,
-    RoundMoves,
-    RoundResult,
-)
+from app.engine.state import DEALING, HAND_SIZE, OVER, PLAYING, SIDES, GameState
 
 FLOOR_SIZE = 4
 

@@ -13,9 +13,10 @@ from typing import Any
 from app.engine.capture import Capture
 from app.engine.cards import Card, codes
 from app.engine.events import CardPlayed
-from app.engine.game import legal_captures
+from app.engine.plays import legal_captures
+from app.engine.rounds import RoundResults
 from app.engine.rules import Rules
-from app.engine.state import PLAYING, SIDES, GameState, RoundResults, side_of
+from app.engine.state import PLAYING, SIDES, GameState, side_of
 
 
 @dataclass(frozen=True, slots=True)

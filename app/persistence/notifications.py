@@ -6,7 +6,7 @@ also carries the public stream records it added (``Notice``), so that with a tho
 in four processes a move costs no process a read of the log. A process keeps
 ONE listening connection (``Listener``), whatever the number of its streams, and hands each
 notice to a callback. SQLite has no such thing: there the callback is fed by polling the
-versions of the games being watched (the ``Watcher`` in app/live/hub.py does that, and
+versions of the games being watched (the ``Watcher`` in app/live/watcher.py does that, and
 does it on PostgreSQL too, less often, as a safety net and after a reconnect).
 """
 
@@ -83,7 +83,7 @@ def libpq_url(database_url: str) -> str:
 
 class Listener:
     """One connection that LISTENs, reconnecting for ever, and tells ``sink`` (the process's
-    hub, app/live/hub.py ``NewsSink``): the notices that arrived together, of the games it
+    hub, app/live/watcher.py ``NewsSink``): the notices that arrived together, of the games it
     watches, each as ``(game_id, version, after, page)`` (``page``: the records it carried
     after ``after``, or None); each (re)connection, when notices sent while it was away are
     lost and the sink must look for itself; and, between batches, that it may do other work

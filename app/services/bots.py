@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 
 from app.services.access import load
 from app.services.errors import Busy
-from app.services.games import _save
 from app.services.model import ACTIVE
+from app.services.saving import save
 from app.services.turns import advance
 from app.services.unit_of_work import AbstractUnitOfWork, retrying
 
@@ -31,7 +31,7 @@ def play_bots(uow: AbstractUnitOfWork, game_id: str, seconds: float) -> bool:
             if game.status != ACTIVE or not is_bots_only([s.bot for s in game.seats]):
                 return False
             advance(game, [], deadline=time.monotonic() + seconds)
-            _save(uow, game)
+            save(uow, game)
             uow.commit()
             return game.status == ACTIVE
 

@@ -1,19 +1,16 @@
-"""The use cases that change a game: create, join, play. Each is load, decide, append,
-commit; deals that are due and bots whose turn it is play out in the same transaction."""
+"""The use cases that open a game and let its callers in: create, join, and the access
+check on the way of every poll. Each is load, decide, append, commit; a game that starts
+deals, and its bots play their turns, in the same transaction. A match under way is played
+in playing.py."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from app.engine import Card, GameNotActive, Play, Resign
 from app.engine.fairness import ALGORITHM
-from app.engine.game import check_turn
 from app.observability import metrics
 from app.services.access import Bearer, seat_of, seated
 from app.services.creation import (
@@ -24,32 +21,14 @@ from app.services.creation import (
     new_game,
     seat_players,
 )
-from app.services.deadlines import (
-    DEFAULT_WAITING_SECONDS,
-    load_settled,
-    restamp,
-    utc_now,
-)
-from app.services.errors import (
-    AlreadySeated,
-    Backlogged,
-    Forbidden,
-    GameFull,
-    IdempotencyConflict,
-    PlayerRequired,
-    VersionMismatch,
-)
+from app.services.deadlines import DEFAULT_WAITING_SECONDS, load_settled, restamp, utc_now
+from app.services.errors import AlreadySeated, Backlogged, Forbidden, GameFull, PlayerRequired
 from app.services.log import SEAT_JOINED
-from app.services.model import ACTIVE, WAITING, GameRecord
-from app.services.ratings import settle_end
+from app.services.model import WAITING, GameRecord
+from app.services.saving import add, save
 from app.services.tokens import hash_token, new_token, same_hash
-from app.services.turns import Moves, advance, execute, replies_deadline, start
-from app.services.unit_of_work import (
-    AbstractUnitOfWork,
-    StoredResult,
-    retrying,
-    retrying_locked,
-)
+from app.services.turns import Moves, replies_deadline, start
+from app.services.unit_of_work import AbstractUnitOfWork, retrying
 from app.services.views import game_view
 
 
@@ -72,16 +51,6 @@ class Joined:
     token: str
     moves: Moves
     state: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class Played:
-    moves: Moves  # the caller's move, then the bots' replies
-    state: dict[str, Any]
-    replayed: bool = False  # the stored answer to an earlier request with the same key
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"moves": self.moves, "state": self.state}
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +120,7 @@ def create_game(
     else:
         start(game, moves, play_bots=not bots_only)
     restamp(game, now, waiting_seconds)
-    retrying(lambda: _add(uow, game), attempts=1)  # a clash of new ids is a Busy, not a 500
+    retrying(lambda: add(uow, game), attempts=1)  # a clash of new ids is a Busy, not a 500
     metrics.game_created()
     metrics.moves_applied(len(moves))
     return _created(game, tokens, moves, invite)
@@ -214,104 +183,13 @@ def join_game(
             if len(open_seats) == 1:
                 start(game, moves, replies_by=replies_by)
             restamp(game, moment, waiting_seconds)
-            _save(uow, game)
+            save(uow, game)
             uow.commit()
             return Joined(open_seats[0].seat, token, moves, game_view(game, open_seats[0].seat))
 
     joined = retrying(attempt)
     metrics.moves_applied(len(joined.moves))
     return joined
-
-
-@dataclass(frozen=True, slots=True)
-class PlayCard:
-    game_id: str
-    token: Bearer
-    card: str  # as the client wrote it; checked after the game and the token
-    if_match: int | None = None  # the version the client saw, if it insists on it
-    idempotency_key: str | None = None
-
-
-def play_card(uow: AbstractUnitOfWork, command: PlayCard, now: datetime | None = None) -> Played:
-    """Play the caller's card, then any bot replies. API.md's order of checks: game,
-    token, card code, stored idempotent answer, then turn, version and hand. A turn whose
-    clock ran out was played for its seat before this card is looked at. The first attempt
-    holds no lock while it decides (a lost race is retried with one: ``retrying_locked``)."""
-    moment = now or utc_now()
-    begun = time.monotonic()
-    replies_by = replies_deadline()  # for every retry together
-    played = retrying_locked(
-        lambda locked: _play_card_once(uow, command, moment, begun, replies_by, locked)
-    )
-    if not played.replayed:
-        metrics.moves_applied(len(played.moves))
-    return played
-
-
-def _play_card_once(
-    uow: AbstractUnitOfWork,
-    command: PlayCard,
-    now: datetime,
-    begun: float,
-    replies_by: float,
-    locked: bool,
-) -> Played:
-    key = command.idempotency_key
-    with uow:
-        game = load_settled(uow, command.game_id, now, for_update=locked, idempotency_key=key)
-        seat = seated(uow, game, command.token)
-        card = Card.parse(command.card)
-        # A move's fingerprint is needed only to keep or compare its answer under a key.
-        fingerprint = _fingerprint({"card": command.card}) if key is not None else ""
-        stored = uow.games.stored_result(game.id, seat, key) if key is not None else None
-        if stored is not None:
-            if stored.request_hash != fingerprint:
-                raise IdempotencyConflict("this Idempotency-Key was used with another body")
-            return Played(**stored.result, replayed=True)
-        check_turn(game.state, seat)
-        if command.if_match is not None and command.if_match != game.version:
-            raise VersionMismatch(f"the game is at version {game.version}", version=game.version)
-        moves: Moves = []
-        execute(game, Play(seat, card), moves)
-        advance(game, moves, replies_by=replies_by)
-        # The next seat's clock starts once the answer is ready, bots' replies included, not
-        # when the request came in: ``now`` moved on by the time this request has taken.
-        restamp(game, now + timedelta(seconds=time.monotonic() - begun))
-        _save(uow, game)
-        played = Played(moves, game_view(game, seat))
-        if key is not None:
-            uow.games.store_result(game.id, seat, key, StoredResult(fingerprint, played.to_dict()))
-        uow.commit()
-    return played
-
-
-@dataclass(frozen=True, slots=True)
-class ResignedGame:
-    state: dict[str, Any]  # the caller's view of the finished match
-
-
-def resign_game(
-    uow: AbstractUnitOfWork,
-    game_id: str,
-    token: Bearer,
-    now: datetime | None = None,
-) -> ResignedGame:
-    """The caller's side loses now: the match is over and its seed revealed."""
-    moment = now or utc_now()
-
-    def attempt() -> ResignedGame:
-        with uow:
-            game = load_settled(uow, game_id, moment, for_update=True)
-            seat = seated(uow, game, token)
-            if game.status != ACTIVE:
-                raise GameNotActive("only a match being played can be resigned")
-            execute(game, Resign(seat), [])
-            restamp(game, moment)
-            _save(uow, game)
-            uow.commit()
-            return ResignedGame(game_view(game, seat))
-
-    return retrying(attempt)
 
 
 def _check_joiner(game: GameRecord, player_id: str | None) -> None:
@@ -325,20 +203,3 @@ def _check_joiner(game: GameRecord, player_id: str | None) -> None:
 
 def _invited(game: GameRecord, invite: str | None) -> bool:
     return invite is not None and same_hash(game.invite_hash, hash_token(invite))
-
-
-def _fingerprint(body: dict[str, Any]) -> str:
-    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()
-
-
-def _add(uow: AbstractUnitOfWork, game: GameRecord) -> None:
-    with uow:
-        uow.games.add(game)
-        uow.commit()
-
-
-def _save(uow: AbstractUnitOfWork, game: GameRecord) -> None:
-    game.updated_at = datetime.now(UTC)
-    settle_end(uow, game)  # the save that ends a match changes its players' ratings with it
-    uow.games.save(game)

@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 from app.engine import Event, GameState
-from app.engine.state import RoundResults
+from app.engine.rounds import RoundResults
 from app.services.log import EventRecord, engine_record_data
 from app.services.ready_json import ReadyJson
 

@@ -19,7 +19,7 @@ from marshmallow import Schema, fields
 from app.api import schemas, view_schemas
 from app.api.errors import problem
 from app.persistence.memory import MemoryUnitOfWork
-from app.services import audit, bots, games
+from app.services import audit, bots, games, playing
 from app.services.creation import Player
 
 
@@ -58,7 +58,9 @@ def samples() -> dict[str, Any]:
         pass
     created = games.create_game(uow, [Player(name="Amira"), Player(bot="greedy")])
     token = created.seats[0]["token"]
-    played = games.play_card(uow, games.PlayCard(created.game_id, token, created.state["hand"][0]))
+    played = playing.play_card(
+        uow, playing.PlayCard(created.game_id, token, created.state["hand"][0])
+    )
     waiting = games.create_game(uow, [Player(name="Amira"), Player(open=True)])
     joined = games.join_game(uow, waiting.game_id, "Badr", seed="b", invite=waiting.invite)
     return {

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from app.engine import GameState, Rules, observe
-from app.engine.state import RoundResult, RoundResults
+from app.engine.rounds import RoundResult, RoundResults
 
 from .helpers import play_match
 

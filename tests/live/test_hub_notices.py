@@ -102,7 +102,7 @@ def test_records_that_leave_a_gap_are_read_from_the_log_instead(monkeypatch):
         reads.append(after)
         return Page([move(6), move(7), move(8), move(9)], 9, False)
 
-    monkeypatch.setattr("app.live.hub.feed.read", read)
+    monkeypatch.setattr("app.live.fanout.feed.read", read)
     hub = Hub(Log)
     channel = watched(hub, 5)
     hub.notify("g1", 9, after=7, page=Page([move(8), move(9)], 9, False))

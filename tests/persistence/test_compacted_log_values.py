@@ -9,7 +9,7 @@ import pytest
 from app.persistence.compacted_logs import UnreadableLog, compacted, expanded
 from app.persistence.json_codec import json_text
 from app.persistence.memory import MemoryUnitOfWork
-from app.services import games
+from app.services import games, playing
 from app.services.creation import Player
 from app.services.log import GENESIS_HASH, RawEvent, event_hash
 
@@ -21,8 +21,8 @@ def played_log() -> tuple[str, list[RawEvent]]:
                                 rules={"target_score": 31})  # fmt: skip
     view, token = created.state, created.seats[0]["token"]
     while view["status"] == "active":
-        command = games.PlayCard(created.game_id, token, view["hand"][0])
-        view = games.play_card(uow, command).state
+        command = playing.PlayCard(created.game_id, token, view["hand"][0])
+        view = playing.play_card(uow, command).state
     log = uow.store.logs[created.game_id]
     return created.game_id, [RawEvent(e.seq, e.type, json_text(e.data), e.at, e.hash) for e in log]
 

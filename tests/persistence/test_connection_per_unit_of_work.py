@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from app.persistence import Database, SqlUnitOfWork
-from app.services import audit, games
+from app.services import audit, games, playing
 from app.services.creation import Player
 from app.services.errors import ConcurrentUpdate
 
@@ -54,7 +54,7 @@ def test_creating_a_game_and_playing_its_moves_make_no_orm_session(database, no_
             game = uow.games.get(created.game_id)
             assert game is not None
             card = str(game.state.hands[0][0])
-        games.play_card(SqlUnitOfWork(database), games.PlayCard(created.game_id, token, card))
+        playing.play_card(SqlUnitOfWork(database), playing.PlayCard(created.game_id, token, card))
     assert len(audit.moves(SqlUnitOfWork(database), created.game_id)) == 6
     assert no_sessions == []
     assert checked_out(database) == 0

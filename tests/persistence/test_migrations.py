@@ -12,7 +12,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, inspect, text
 
 from app import create_app
-from app.engine.state import RoundResults
+from app.engine.rounds import RoundResults
 from app.persistence import Database, SqlUnitOfWork
 from app.persistence.models import Base
 from app.persistence.schema import alembic_config, migrate_database

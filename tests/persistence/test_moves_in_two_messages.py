@@ -12,7 +12,7 @@ from typing import Any, Self
 import pytest
 
 from app.persistence import Database, SqlUnitOfWork
-from app.services import audit, games
+from app.services import audit, games, playing
 from app.services.creation import Player
 from app.services.game_images import GameImages
 from app.services.imaged_games import ImagedUnitOfWork
@@ -75,8 +75,8 @@ def hand(database: Database, game_id: str) -> list[str]:
 
 
 def play(uow: SqlUnitOfWork, game_id: str, token: str, card: str, key: str | None = None
-         ) -> games.Played:  # fmt: skip
-    return games.play_card(uow, games.PlayCard(game_id, token, card, idempotency_key=key))
+         ) -> playing.Played:  # fmt: skip
+    return playing.play_card(uow, playing.PlayCard(game_id, token, card, idempotency_key=key))
 
 
 def test_a_keyed_move_and_its_answer_are_written_together_or_not_at_all(database, other_process):
@@ -84,7 +84,7 @@ def test_a_keyed_move_and_its_answer_are_written_together_or_not_at_all(database
     was loaded): then the move is not kept either, and the retry answers the stored answer."""
     game_id, token = against_a_bot(database)
     before = loaded(database, game_id).version
-    theirs = StoredResult(games._fingerprint({"card": hand(database, game_id)[0]}),
+    theirs = StoredResult(playing._fingerprint({"card": hand(database, game_id)[0]}),
                           {"moves": [], "state": {"theirs": True}})  # fmt: skip
 
     def answer_first() -> None:
@@ -145,8 +145,8 @@ def test_a_move_from_the_image_of_its_game_is_one_message_with_or_without_a_key(
     counts = []
     for card, key in [(cards[0], None), (cards[1], "key-1"), (cards[2], None), (cards[3], "key-2")]:
         round_trips.clear()
-        games.play_card(ImagedUnitOfWork(SqlUnitOfWork(database), images, serve=True),
-                        games.PlayCard(game_id, token, card, idempotency_key=key))  # fmt: skip
+        playing.play_card(ImagedUnitOfWork(SqlUnitOfWork(database), images, serve=True),
+                        playing.PlayCard(game_id, token, card, idempotency_key=key))  # fmt: skip
         counts.append(round_trips["waits"])
     # Only the save: the game's image stands for its load.
     assert counts == [1, 1, 1, 1]

@@ -15,7 +15,7 @@ from sqlalchemy import select, update
 from app.persistence import Database, SqlUnitOfWork
 from app.persistence.json_codec import json_bytes
 from app.persistence.models import GAMES
-from app.services import audit, games
+from app.services import audit, games, playing
 from app.services.creation import Player
 
 from .test_unit_of_work import loaded
@@ -41,14 +41,14 @@ class Match:
         self.id, self.token = created.game_id, created.seats[0]["token"]
         self.view: dict[str, Any] = created.state
 
-    def move(self, key: str | None = None) -> games.Played:
-        command = games.PlayCard(self.id, self.token, self.view["hand"][0], idempotency_key=key)
-        played = games.play_card(SqlUnitOfWork(self.database), command)
+    def move(self, key: str | None = None) -> playing.Played:
+        command = playing.PlayCard(self.id, self.token, self.view["hand"][0], idempotency_key=key)
+        played = playing.play_card(SqlUnitOfWork(self.database), command)
         self.view = played.state
         return played
 
     def resign(self) -> None:
-        games.resign_game(SqlUnitOfWork(self.database), self.id, self.token)
+        playing.resign_game(SqlUnitOfWork(self.database), self.id, self.token)
 
     def to_round(self, number: int) -> None:
         while self.view["round"] < number:
@@ -108,9 +108,9 @@ def test_a_keyed_move_late_in_a_match_is_answered_again_exactly(database):
     match = Match(database)
     match.to_round(2)
     first = match.move(key="late-key")
-    again = games.play_card(
+    again = playing.play_card(
         SqlUnitOfWork(database),
-        games.PlayCard(match.id, match.token, first.moves[0]["card"], idempotency_key="late-key"),
+        playing.PlayCard(match.id, match.token, first.moves[0]["card"], idempotency_key="late-key"),
     )
     assert again.replayed
     assert encoded(again.to_dict()) == encoded(first.to_dict())

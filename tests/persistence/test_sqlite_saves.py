@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import event
 
 from app.persistence import Database, SqlUnitOfWork
-from app.services import games
+from app.services import games, playing
 from app.services.creation import Player
 
 from .test_unit_of_work import loaded
@@ -50,7 +50,7 @@ def against_a_bot(database: Database, **rules: object) -> tuple[str, str]:
 
 def play_first_card(database: Database, game_id: str, token: str, now: datetime) -> None:
     card = str(loaded(database, game_id).state.hands[0][0])
-    games.play_card(SqlUnitOfWork(database), games.PlayCard(game_id, token, card), now=now)
+    playing.play_card(SqlUnitOfWork(database), playing.PlayCard(game_id, token, card), now=now)
 
 
 def test_a_move_that_changes_no_indexed_column_sets_none(database, updates):
@@ -73,7 +73,7 @@ def test_a_clocked_move_sets_its_new_deadline_and_a_last_move_its_status(databas
     # 30 s from when the answer was ready: the move's time (with its bot's reply) added.
     assert timedelta(0) <= deadline - (now + timedelta(seconds=30)) < timedelta(seconds=5)
     updates.clear()
-    resigned = games.resign_game(SqlUnitOfWork(database), game_id, token)
+    resigned = playing.resign_game(SqlUnitOfWork(database), game_id, token)
     assert resigned.state["status"] == "finished"
     assert " status = " in updates[-1] and " deadline = " in updates[-1]
     stored = loaded(database, game_id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.engine.cards import FULL_DECK
 from app.persistence.memory import MemoryUnitOfWork
-from app.services import audit, bots, games
+from app.services import audit, bots, games, playing
 from app.services.creation import Player
 
 HANDS = [["9S", "2C", "3D", "4H"], ["KC", "KD", "QC", "QD"]]
@@ -36,8 +36,8 @@ def two_humans(uow: MemoryUnitOfWork) -> tuple[str, list[str]]:
 
 
 def play(uow: MemoryUnitOfWork, game_id: str, token: str | None, card: str,
-         **options: object) -> games.Played:  # fmt: skip
-    return games.play_card(uow, games.PlayCard(game_id, token, card, **options))  # type: ignore[arg-type]
+         **options: object) -> playing.Played:  # fmt: skip
+    return playing.play_card(uow, playing.PlayCard(game_id, token, card, **options))  # type: ignore[arg-type]
 
 
 def hand(uow: MemoryUnitOfWork, game_id: str, token: str) -> list[str]:

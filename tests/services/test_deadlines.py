@@ -10,7 +10,7 @@ import pytest
 
 from app.engine import GameNotActive
 from app.persistence.memory import MemoryUnitOfWork
-from app.services import audit, games
+from app.services import audit, games, playing
 from app.services.creation import Player
 from app.services.deadlines import sweep
 from app.services.errors import Forbidden, GameFull
@@ -49,8 +49,8 @@ def test_the_next_clock_starts_once_the_bots_have_replied(uow, monkeypatch):
         def monotonic() -> float:
             return next(Clock.readings)
 
-    monkeypatch.setattr(games, "time", Clock)
-    games.play_card(uow, games.PlayCard(created.game_id, token, hand[0]), now=T0)
+    monkeypatch.setattr(playing, "time", Clock)
+    playing.play_card(uow, playing.PlayCard(created.game_id, token, hand[0]), now=T0)
     assert (
         audit.view(uow, created.game_id, None, now=T0)["deadline"] == "2026-11-30T12:00:34.000000Z"
     )
@@ -89,11 +89,11 @@ def test_max_timeouts_hand_every_seat_to_the_bot_and_the_match_ends(uow):
 
 def test_resigning_ends_the_match_and_reveals_the_seed(uow):
     game_id, tokens = clocked(uow)
-    resigned = games.resign_game(uow, game_id, tokens[1], now=T0)
+    resigned = playing.resign_game(uow, game_id, tokens[1], now=T0)
     assert resigned.state["winner"] == 0 and resigned.state["status"] == "finished"
     assert audit.fairness(uow, game_id)["server_seed"]
     with pytest.raises(GameNotActive):
-        games.resign_game(uow, game_id, tokens[0], now=T0)
+        playing.resign_game(uow, game_id, tokens[0], now=T0)
     assert sweep(uow, T0 + timedelta(days=2)) == 0  # a finished game has no deadline
     assert audit.verify(uow, game_id)["ok"]
 

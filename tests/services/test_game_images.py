@@ -9,7 +9,7 @@ import pytest
 
 from app.engine.errors import CardNotInHand
 from app.persistence.memory import MemoryUnitOfWork
-from app.services import games
+from app.services import games, playing
 from app.services.creation import Player
 from app.services.errors import ServiceError
 from app.services.game_images import GameImages
@@ -41,7 +41,7 @@ def test_the_least_recently_kept_image_goes_first_past_the_capacity(uow):
     second, token = against_a_bot(plain)
     access = games.check_access(plain, second, token)  # a read keeps and drops nothing
     assert access.seat == 0 and len(images) == 2
-    games.play_card(moving(plain), games.PlayCard(second, token, a_card(plain, second)))
+    playing.play_card(moving(plain), playing.PlayCard(second, token, a_card(plain, second)))
     third, _ = against_a_bot(plain)
     assert len(images) == 2
     assert images.peek(first) is None  # kept least recently: the second was kept again
@@ -54,7 +54,7 @@ def test_an_image_serves_one_move_and_its_save_keeps_the_next(uow):
     kept = images.take(game_id)
     assert kept is not None and images.take(game_id) is None
     card = str(kept.record().state.hands[0][0])
-    played = games.play_card(moving(plain), games.PlayCard(game_id, token, card))
+    played = playing.play_card(moving(plain), playing.PlayCard(game_id, token, card))
     image = images.peek(game_id)  # the move loaded its game, and its save kept one
     assert image is not None and image.version == played.state["version"]
     assert image.record().state.to_dict() == uow.games.get(game_id).state.to_dict()
@@ -71,7 +71,7 @@ def test_a_game_an_image_missed_is_not_kept_again(uow):
     game_id, token = against_a_bot(plain)
     images.missed(game_id)
     assert images.peek(game_id) is None
-    games.play_card(moving(plain), games.PlayCard(game_id, token, a_card(plain, game_id)))
+    playing.play_card(moving(plain), playing.PlayCard(game_id, token, a_card(plain, game_id)))
     assert images.peek(game_id) is None  # saved and loaded as any game, no image kept
 
 
@@ -83,9 +83,9 @@ def test_a_move_with_a_bogus_token_leaves_the_image_for_the_player(uow):
     card = a_card(plain, game_id)
     for bogus in ("made-up", stranger, None):
         with pytest.raises(ServiceError):
-            games.play_card(moving(plain), games.PlayCard(game_id, bogus, card))
+            playing.play_card(moving(plain), playing.PlayCard(game_id, bogus, card))
         assert images.peek(game_id) is kept, bogus  # the load found the image right
-    games.play_card(moving(plain), games.PlayCard(game_id, token, card))
+    playing.play_card(moving(plain), playing.PlayCard(game_id, token, card))
     assert images.peek(game_id) is not None  # served from the image, then kept again
 
 
@@ -94,12 +94,12 @@ def test_a_refusal_from_a_stale_image_is_decided_again_and_the_game_kept_no_more
     game_id, token = against_a_bot(plain)
     card = a_card(plain, game_id)
     elsewhere = MemoryUnitOfWork(uow.store)  # another process: its move leaves our image behind
-    games.play_card(elsewhere, games.PlayCard(game_id, token, card))
+    playing.play_card(elsewhere, playing.PlayCard(game_id, token, card))
     assert images.peek(game_id) is not None
     with pytest.raises(CardNotInHand):  # played already: the database refuses it too
-        games.play_card(moving(plain), games.PlayCard(game_id, token, card))
+        playing.play_card(moving(plain), playing.PlayCard(game_id, token, card))
     assert images.peek(game_id) is None
-    games.play_card(moving(plain), games.PlayCard(game_id, token, a_card(plain, game_id)))
+    playing.play_card(moving(plain), playing.PlayCard(game_id, token, a_card(plain, game_id)))
     assert images.peek(game_id) is None  # the game's moves wander: it is imaged no more
 
 
@@ -108,7 +108,7 @@ def test_a_refused_resignation_leaves_the_image_and_a_resignation_drops_it(uow):
     game_id, token = against_a_bot(plain)
     kept = images.peek(game_id)
     with pytest.raises(ServiceError):
-        games.resign_game(plain, game_id, "made-up")
+        playing.resign_game(plain, game_id, "made-up")
     assert images.peek(game_id) is kept
-    games.resign_game(plain, game_id, token)
+    playing.resign_game(plain, game_id, token)
     assert images.peek(game_id) is None

@@ -6,7 +6,7 @@ import pytest
 
 from app.engine import Card, CardNotInHand, GameNotActive, InvalidCard, NotYourTurn, Play
 from app.persistence.memory import MemoryUnitOfWork
-from app.services import audit, bots, games, turns
+from app.services import audit, bots, games, playing, turns
 from app.services.creation import Player
 from app.services.errors import (
     Busy,
@@ -193,9 +193,9 @@ def test_stored_answers_expire_the_oldest_first(uow):
     created = games.create_game(uow, [Player(name="Amira"), Player(bot="greedy")])
     token = created.seats[0]["token"]
     card = audit.view(uow, created.game_id, token)["hand"][0]
-    command = games.PlayCard(created.game_id, token, card, idempotency_key="k")
-    games.play_card(uow, command)
-    assert games.play_card(uow, command).replayed
+    command = playing.PlayCard(created.game_id, token, card, idempotency_key="k")
+    playing.play_card(uow, command)
+    assert playing.play_card(uow, command).replayed
     assert expire_idempotency(uow, datetime.now(UTC)) == 0  # a day has not passed
     assert expire_idempotency(uow, datetime.now(UTC) + timedelta(days=1, seconds=1)) == 1
     with uow:

@@ -12,8 +12,9 @@ from app.engine.bots.fastsim import Round
 from app.engine.bots.knowledge import base_round
 from app.engine.bots.playout import playout
 from app.engine.bots.table import CARD_BITS, KIND_SHIFT, CaptureTable
+from app.engine.commands import Play
 from app.engine.evolution import apply
-from app.engine.game import Play, decide
+from app.engine.game import decide
 from app.engine.state import PLAYING, GameState
 
 VARIANTS = [

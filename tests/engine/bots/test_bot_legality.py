@@ -9,8 +9,9 @@ from bot_helpers import random_positions
 
 from app.engine import Rules, observe
 from app.engine.bots import BOT_LEVELS, choose_card
+from app.engine.commands import Play
 from app.engine.evolution import apply
-from app.engine.game import Play, decide
+from app.engine.game import decide
 
 VARIANTS = [
     Rules(),
