@@ -21,51 +21,37 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import multiprocessing
 import random
 import time
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Iterator
 
-from app.engine.bots import choose_card
 from app.engine.bots.expert import DEFAULT, Expert
 from app.engine.bots.fastsim import Round
-from app.engine.bots.simulate import MatchSpec, a_side, match_seed, run_matches, seat_rng
-from app.engine.bots.stats import MatchResult, Summary, summarise
-from app.engine.fairness import shuffled_deck
-from app.engine.game import Game
-from app.engine.rules import Rules
+from app.engine.bots.simulate import MatchSpec, run_matches
+from app.engine.bots.stats import Summary, summarise
+from app.engine.cards import Card
 from app.engine.state import GameState
-from app.engine.views import SeatView, observe
+from app.engine.views import SeatView
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Sighted(Expert):
-    """The expert searching the one real world: ``truth`` is the game as it stands."""
+    """The expert searching the real world: ``truth`` is the game as it stands."""
 
     truth: GameState | None = None
-    sees_stock: bool = True  # else only the other hands: the stock is sampled, ``worlds`` times
+    sees_stock: bool = True  # else only the other hands: the stock is shuffled, ``count`` times
 
-    def _evaluate(
+    def sample(
         self,
         base: Round,
         view: SeatView,
         unseen: list[int],
         rng: random.Random,
-        worlds: int,
-        cards: list[int],
-        finish: Callable[[Round], float],
+        count: int,
         surprise: float,
-        deadline: float | None = None,
-    ) -> list[float]:
-        totals = [0.0] * len(cards)
-        for _ in range(1 if self.sees_stock else worlds):
-            world = self.real_world(base, view, rng)
-            for i, card in enumerate(cards):
-                child = world.copy()
-                child.play(card)
-                totals[i] += finish(child)
-        return totals
+    ) -> Iterator[Round]:
+        for _ in range(1 if self.sees_stock else count):
+            yield self.real_world(base, view, rng)
 
     def real_world(self, base: Round, view: SeatView, rng: random.Random) -> Round:
         """The real hands; the real stock, or the cards left shuffled into it."""
@@ -79,53 +65,17 @@ class Sighted(Expert):
             rng.shuffle(world.stock)
         return world
 
+    def play(self, state: GameState, view: SeatView, rng: random.Random) -> Card:
+        return dataclasses.replace(self, truth=state).choose(view, rng)
 
-Job = tuple[MatchSpec, int, bool]  # a match, the play-out horizon, whether the stock is seen
 
-
-def play_sighted(job: Job) -> MatchResult:
-    """One match of the sighted expert (``spec.a``) against ``spec.b``."""
-    spec, horizon, stock = job
-    settings = {**_fields(DEFAULT), "horizon": horizon, "sees_stock": stock}
-    if stock:  # one world is all there is
+def sighted(horizon: int, sees_stock: bool) -> Sighted:
+    """The expert as it is, with ``horizon``; seeing the stock, one world is all there is."""
+    settings = {f.name: getattr(DEFAULT, f.name) for f in dataclasses.fields(DEFAULT)}
+    settings.update(horizon=horizon, sees_stock=sees_stock)
+    if sees_stock:
         settings.update(samples=1, budget=0)
-    sighted = Sighted(**settings)
-    deck_seed = match_seed(spec.seed, spec.index)
-    game = Game(Rules(target_score=spec.target), spec.players)
-    role = ["a" if seat % 2 == a_side(spec.index) else "b" for seat in range(spec.players)]
-    rngs = [seat_rng(deck_seed, spec.index, seat) for seat in range(spec.players)]
-    while not game.is_over:
-        state = game.state
-        if game.needs_deal:
-            game.deal(shuffled_deck(deck_seed, "", state.round + 1))
-            continue
-        seat = state.turn
-        assert seat is not None
-        view = observe(state, seat)
-        if role[seat] == "a":
-            card = dataclasses.replace(sighted, truth=state).choose(view, rngs[seat])
-        else:
-            card = choose_card(spec.b, view, rngs[seat])
-        game.play(seat, card)
-    side_of_a = a_side(spec.index)
-    winner, scores = game.state.winner, game.state.scores
-    return MatchResult(
-        index=spec.index,
-        winner=None if winner is None else ("a" if winner == side_of_a else "b"),
-        rounds=len(game.state.rounds),
-        points={"a": scores[side_of_a], "b": scores[1 - side_of_a]},
-    )
-
-
-def _fields(expert: Expert) -> dict[str, Any]:
-    return {field.name: getattr(expert, field.name) for field in dataclasses.fields(expert)}
-
-
-def _pool_map(jobs: int, work: Iterable[Job]) -> list[MatchResult]:
-    if jobs <= 1:
-        return list(map(play_sighted, work))
-    with multiprocessing.get_context("fork").Pool(jobs) as pool:
-        return list(pool.imap_unordered(play_sighted, work, chunksize=4))
+    return Sighted(**settings)
 
 
 def row(name: str, summary: Summary) -> str:
@@ -164,11 +114,11 @@ def main(argv: list[str] | None = None) -> int:
     rows += [(int(h), True) for h in args.horizons.split(",")]
     for horizon, stock in rows:
         started = time.monotonic()
-        results = _pool_map(args.jobs, [(spec, horizon, stock) for spec in specs])
-        sighted = summarise(results, "sighted", args.opponent, time.monotonic() - started)
+        results = list(run_matches(specs, args.jobs, sighted(horizon, stock).play))
+        summary = summarise(results, "sighted", args.opponent, time.monotonic() - started)
         ahead = "to the round's end" if horizon < 0 else f"horizon {horizon}"
         sees = "every card" if stock else "the other hand only"
-        print(row(f"seeing {sees}, {ahead}", sighted), flush=True)
+        print(row(f"seeing {sees}, {ahead}", summary), flush=True)
     return 0
 
 

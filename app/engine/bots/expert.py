@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from app.engine.bots.endgame import exact_value
@@ -102,6 +102,18 @@ class Expert:
         per_world = max(1, candidates * (in_hands + stock))
         return max(self.min_worlds, min(self.samples, self.budget // per_world))
 
+    def sample(
+        self,
+        base: Round,
+        view: SeatView,
+        unseen: list[int],
+        rng: random.Random,
+        count: int,
+        surprise: float,
+    ) -> Iterator[Round]:
+        """The worlds a decision searches: ``count`` that fit the view (``inference.py``)."""
+        return sample_worlds(base, view, unseen, rng, count, surprise)
+
     def _evaluate(
         self,
         base: Round,
@@ -115,8 +127,7 @@ class Expert:
         deadline: float | None = None,
     ) -> list[float]:
         totals = [0.0] * len(cards)
-        sampled = sample_worlds(base, view, unseen, rng, worlds, surprise)
-        for n, world in enumerate(sampled):
+        for n, world in enumerate(self.sample(base, view, unseen, rng, worlds, surprise)):
             if deadline is not None and n >= self.min_worlds and time.monotonic() > deadline:
                 # every candidate has been tried in the same n worlds: still a fair race
                 log.warning("bot search cut short by its deadline after %d of %d worlds", n, worlds)

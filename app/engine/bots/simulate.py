@@ -16,16 +16,19 @@ import multiprocessing
 import random
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TextIO
 
 from app.engine.bots import BENCH_LEVELS, choose_card
 from app.engine.bots.stats import MatchResult, Summary, summarise
+from app.engine.cards import Card
 from app.engine.fairness import shuffled_deck
 from app.engine.game import Game
 from app.engine.rules import Rules
-from app.engine.views import observe
+from app.engine.state import GameState
+from app.engine.views import SeatView, observe
 
 MAX_ROUNDS = 500  # a guard against an endless run of tied totals under end_tie=play_on
 
@@ -54,7 +57,13 @@ def a_side(index: int) -> int:
     return index % 2
 
 
-def play_match(spec: MatchSpec) -> MatchResult:
+# A player in place of bot ``a``'s level: the game as it stands, the seat's view, its rng.
+Player = Callable[[GameState, SeatView, random.Random], Card]
+
+
+def play_match(spec: MatchSpec, player_a: Player | None = None) -> MatchResult:
+    """One match; ``player_a``, if given, plays for ``a`` (bench/hidden_cards.py's expert
+    that is shown the hidden cards)."""
     deck_seed = match_seed(spec.seed, spec.index)
     game = Game(Rules(target_score=spec.target), spec.players)
     role = ["a" if seat % 2 == a_side(spec.index) else "b" for seat in range(spec.players)]
@@ -72,7 +81,10 @@ def play_match(spec: MatchSpec) -> MatchResult:
             raise RuntimeError(f"match {spec.index}: no seat to move in round {state.round}")
         view = observe(state, seat)
         started, spent = time.perf_counter(), time.process_time()
-        card = choose_card(level[role[seat]], view, rngs[seat])
+        if player_a is not None and role[seat] == "a":
+            card = player_a(state, view, rngs[seat])
+        else:
+            card = choose_card(level[role[seat]], view, rngs[seat])
         times[role[seat]].append(time.perf_counter() - started)
         cpu[role[seat]].append(time.process_time() - spent)
         game.play(seat, card)
@@ -89,12 +101,15 @@ def play_match(spec: MatchSpec) -> MatchResult:
     )
 
 
-def run_matches(specs: Sequence[MatchSpec], jobs: int) -> Iterator[MatchResult]:
+def run_matches(
+    specs: Sequence[MatchSpec], jobs: int, player_a: Player | None = None
+) -> Iterator[MatchResult]:
+    play = partial(play_match, player_a=player_a)
     if jobs <= 1:
-        yield from map(play_match, specs)
+        yield from map(play, specs)
         return
     with multiprocessing.get_context("fork").Pool(jobs) as pool:
-        yield from pool.imap_unordered(play_match, specs, chunksize=1)
+        yield from pool.imap_unordered(play, specs, chunksize=1)
 
 
 class Progress:
