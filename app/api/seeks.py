@@ -62,14 +62,18 @@ class SeekCollection(MethodView):
             "With a player's bearer. The seek waits to be paired with seeks of the same kind "
             "(players, `rated`, effective rules), closest ratings first, the allowed rating gap "
             "widening the longer they wait (docs/matchmaking.md); with `bot_after`, bots of the "
-            "closest rating take the other seats once it has waited that long. Follow it with "
-            "`GET /seeks/{id}?wait=30`. A player has one waiting seek at most (409 "
+            "closest rating take the other seats once it has waited that long. The answer is the "
+            "seek after the pairing pass its own request ran: `matched` (with `game_id` and "
+            "`seat`) if a seek already waiting (or bots, with `bot_after: 0`) took it, else "
+            "`waiting`: follow it with `GET /seeks/{id}?wait=30`. A seek with `bot_after` counts "
+            "as a game created (`CREATE_RATE_LIMIT`) and needs bot work left "
+            "(`BOT_WORK_LIMIT`). A player has one waiting seek at most (409 "
             "`already_seeking`, naming it in `seek_id`); a seek expires after 10 minutes."
         ),
         security=BEARER,
         requestBody={"required": True, "content": {"application/json": {"schema": SeekSchema}}},
         responses={
-            201: {"description": "Waiting", "headers": {"Location": LOCATION}, "content": SEEK},
+            201: {"description": "Made: waiting, or matched already", "headers": {"Location": LOCATION}, "content": SEEK},
             **problems(
                 "bad_request",
                 "payload_too_large",
@@ -88,7 +92,9 @@ class SeekCollection(MethodView):
             unit_of_work(), seeker, spec["players"], spec.get("rated", False),
             spec.get("rules"), spec.get("bot_after"), now=clock_now(),
         )  # fmt: skip
-        _matchmaker().pair_now()  # a compatible seek waiting already is paired before we answer
+        # A compatible seek waiting already is paired before the answer, which says so.
+        _matchmaker().pair_now(seek.kind)
+        seek = seeking.seek_of(unit_of_work(), seek.id, player.id, clock_now())
         response = _answer(seek, 201)
         response.headers["Location"] = f"/seeks/{seek.id}"
         return response

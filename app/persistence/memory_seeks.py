@@ -5,10 +5,12 @@ transaction's writes landing on commit only."""
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 
 from app.services.errors import ConcurrentUpdate
+from app.services.seeks import EXPIRED
 from app.services.seeks import WAITING as SEEKING
 from app.services.seeks import SeekRecord, SeekRepository
 
@@ -29,13 +31,36 @@ class MemorySeekRepository(SeekRepository):
         return copy.deepcopy(seek)
 
     def waiting_of(self, player_id: str) -> SeekRecord | None:
-        return next((s for s in self.waiting(len(self.committed)) if s.player_id == player_id),
-                    None)  # fmt: skip
+        return next((s for s in self._waiting() if s.player_id == player_id), None)
 
-    def waiting(self, limit: int) -> list[SeekRecord]:
+    def pairable(self, limit: int, kind: str | None = None) -> list[SeekRecord]:
+        waiting = self._waiting()
+        kinds = Counter(seek.kind for seek in waiting)
+        if kind is None:
+            found = [seek for seek in waiting if kinds[seek.kind] > 1]
+        else:
+            found = [seek for seek in waiting if seek.kind == kind]
+        return [copy.deepcopy(seek) for seek in found[:limit]]
+
+    def due_for_bots(self, now: datetime, limit: int, kind: str | None = None) -> list[SeekRecord]:
+        due = [seek for seek in self._waiting() if seek.bots_at is not None
+               and seek.bots_at <= now and kind in (None, seek.kind)]  # fmt: skip
+        due.sort(key=lambda seek: (seek.bots_at, seek.id))
+        return [copy.deepcopy(seek) for seek in due[:limit]]
+
+    def expire(self, now: datetime) -> list[str]:
+        ids = [seek.id for seek in self._waiting() if seek.expires_at <= now]
+        for seek_id in ids:
+            self.settle(seek_id, EXPIRED, now)
+        return ids
+
+    def count_waiting(self) -> int:
+        return len(self._waiting())
+
+    def _waiting(self) -> list[SeekRecord]:
+        """The waiting seeks as this transaction sees them, the oldest first (not copies)."""
         seeks = {**self.committed, **self.pending}.values()
-        waiting = sorted((s for s in seeks if s.status == SEEKING), key=lambda s: s.created_at)
-        return [copy.deepcopy(seek) for seek in waiting[:limit]]
+        return sorted((s for s in seeks if s.status == SEEKING), key=lambda s: (s.created_at, s.id))
 
     def statuses(self, seek_ids: Sequence[str]) -> dict[str, str]:
         seeks = self.committed

@@ -188,6 +188,9 @@ class IdempotentResponseRow(Base):
     __table_args__ = (Index("ix_idempotent_responses_created", "created_at"),)
 
 
+_WAITING = text("status = 'waiting'")
+
+
 class SeekRow(Base):
     """A player's wish to play (services/seeks.py): waiting until a pairing pass seats it."""
 
@@ -208,17 +211,26 @@ class SeekRow(Base):
     settled_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     game_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
     seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # When it may sit with bots: created_at + bot_after (None: humans only).
+    bots_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
     __table_args__ = (
-        # A pass reads the waiting seeks, the oldest first.
         Index("ix_seeks_status_created", "status", "created_at"),
+        # What a pass reads (services/seeks.py): the waiting seeks' kinds, the seeks due for
+        # bots, the seeks out of time; each index holds the waiting seeks alone.
+        Index("ix_seeks_waiting_kind", "kind", "created_at",
+              postgresql_where=_WAITING, sqlite_where=_WAITING),
+        Index("ix_seeks_waiting_bots", "bots_at",
+              postgresql_where=_WAITING, sqlite_where=_WAITING),
+        Index("ix_seeks_waiting_expiry", "expires_at",
+              postgresql_where=_WAITING, sqlite_where=_WAITING),
         # One waiting seek per player, whatever the number of processes making them at once.
         Index(
             "uq_seeks_waiting_player",
             "player_id",
             unique=True,
-            postgresql_where=text("status = 'waiting'"),
-            sqlite_where=text("status = 'waiting'"),
+            postgresql_where=_WAITING,
+            sqlite_where=_WAITING,
         ),
     )
 

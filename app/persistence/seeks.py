@@ -18,19 +18,26 @@ from dataclasses import fields
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Table, bindparam, case, insert, select, text, update
+from sqlalchemy import Connection, Table, bindparam, case, func, insert, select, text, update
 
 from app.persistence.models import SeekRow
 from app.persistence.repository import SqlGameRepository
 from app.persistence.sqlite import SqliteGameRepository
 from app.persistence.statements import storable, utc
 from app.services.errors import ConcurrentUpdate
-from app.services.seeks import MATCHED, WAITING, MatchedSeat, SeekRecord, SeekRepository
+from app.services.seeks import (
+    EXPIRED,
+    MATCHED,
+    WAITING,
+    MatchedSeat,
+    SeekRecord,
+    SeekRepository,
+)
 
 SEEKS: Table = SeekRow.__table__  # type: ignore[assignment]
 SEEK_CHANNEL = "basra_seeks"  # NOTIFY ``<seek id>:1`` once a seek stops waiting
 _SEEK_FIELDS = tuple(field.name for field in fields(SeekRecord))
-_TIMES = ("created_at", "expires_at", "settled_at")
+_TIMES = ("created_at", "expires_at", "settled_at", "bots_at")
 # Any number that no other advisory lock of this database uses: the pairing passes' own.
 _PAIRING_LOCK = 0x62617372  # "basr"
 # A pass that waits longer than this for another gives up; the next one starts afresh.
@@ -44,10 +51,29 @@ _WAITING_OF = (
     select(SEEKS).where(SEEKS.c.player_id == bindparam("player_id"), SEEKS.c.status == WAITING)
     .limit(1)
 )  # fmt: skip
-_WAITING = (
-    select(SEEKS).where(SEEKS.c.status == WAITING)
+# What a pass reads: the kinds with a partner (a GROUP BY over the index of the waiting seeks'
+# kinds), then their seeks; a seek alone of its kind is never read.
+_PAIRED_KINDS = (
+    select(SEEKS.c.kind).where(SEEKS.c.status == WAITING)
+    .group_by(SEEKS.c.kind).having(func.count() > 1)
+)  # fmt: skip
+_PAIRABLE = (
+    select(SEEKS).where(SEEKS.c.status == WAITING, SEEKS.c.kind.in_(_PAIRED_KINDS))
     .order_by(SEEKS.c.created_at, SEEKS.c.id).limit(bindparam("limit"))
 )  # fmt: skip
+_OF_KIND = (
+    select(SEEKS).where(SEEKS.c.status == WAITING, SEEKS.c.kind == bindparam("kind"))
+    .order_by(SEEKS.c.created_at, SEEKS.c.id).limit(bindparam("limit"))
+)  # fmt: skip
+_DUE = (
+    select(SEEKS).where(SEEKS.c.status == WAITING, SEEKS.c.bots_at <= bindparam("now"))
+    .order_by(SEEKS.c.bots_at, SEEKS.c.id).limit(bindparam("limit"))
+)  # fmt: skip
+_EXPIRE = (
+    update(SEEKS).where(SEEKS.c.status == WAITING, SEEKS.c.expires_at <= bindparam("due"))
+    .values(status=EXPIRED, settled_at=bindparam("settled")).returning(SEEKS.c.id)
+)  # fmt: skip
+_COUNT_WAITING = select(func.count()).select_from(SEEKS).where(SEEKS.c.status == WAITING)
 _NOTIFY_EACH = text(
     "SELECT pg_notify(:channel, notice) FROM unnest(CAST(:notices AS text[])) AS notice"
 )
@@ -76,8 +102,29 @@ class SqlSeekRepository(SeekRepository):
         found = self.connection.execute(_WAITING_OF, {"player_id": player_id})
         return _record(found.mappings().first())
 
-    def waiting(self, limit: int) -> list[SeekRecord]:
-        found = self.connection.execute(_WAITING, {"limit": limit})
+    def pairable(self, limit: int, kind: str | None = None) -> list[SeekRecord]:
+        if kind is None:
+            return self._records(_PAIRABLE, {"limit": limit})
+        return self._records(_OF_KIND, {"kind": kind, "limit": limit})
+
+    def due_for_bots(self, now: datetime, limit: int, kind: str | None = None) -> list[SeekRecord]:
+        statement = _DUE if kind is None else _DUE.where(SEEKS.c.kind == kind)
+        return self._records(statement, {"now": now, "limit": limit})
+
+    def expire(self, now: datetime) -> list[str]:
+        self._queue()
+        found = self.connection.execute(_EXPIRE, {"due": now, "settled": now})
+        ids = [row.id for row in found]
+        if ids and self.on_postgres:
+            notices = [f"{seek_id}:1" for seek_id in ids]
+            self.connection.execute(_NOTIFY_EACH, {"channel": SEEK_CHANNEL, "notices": notices})
+        return ids
+
+    def count_waiting(self) -> int:
+        return int(self.connection.scalar(_COUNT_WAITING) or 0)
+
+    def _records(self, statement: Any, values: dict[str, Any]) -> list[SeekRecord]:
+        found = self.connection.execute(statement, values)
         return [seek for row in found.mappings()
                 if (seek := _record(row)) is not None]  # fmt: skip
 

@@ -8,6 +8,11 @@ games it creates and the seeks it settles commit together or not at all. Each ta
 is a transaction of its own, without the lock, since its bots may think before the human's
 first turn. Whatever the lock, ``settle`` lets a seek stop waiting once: a second pass that
 seated it too loses its whole transaction, its games with it.
+
+A pass reads only what it can seat: the seeks of the kinds that have two or more waiting,
+and the seeks due for bots, each by an index of the waiting seeks; expiry is one statement.
+Seeks alone of their kinds, however many wait, are never read (docs/matchmaking.md measures
+it), and a new seek's request runs a pass over its own kind alone.
 """
 
 from __future__ import annotations
@@ -37,7 +42,10 @@ from app.services.turns import Moves, replies_deadline, start
 from app.services.unit_of_work import AbstractUnitOfWork, retrying
 
 log = logging.getLogger("basra.matchmaking")
-PASS_LIMIT = 2000  # waiting seeks one pass reads at most, the oldest first
+# Seeks one pass reads at most, the oldest first: of the kinds that have a partner, and then
+# of those due for bots (each a transaction of its own).
+PASS_LIMIT = 2000
+BOT_PASS_LIMIT = 200
 # Each bot level's player: (player id, rating), as GET /rules names them.
 BotPlayers = Mapping[str, tuple[str, float]]
 # A bot level's rating before its player has a settled one of its own: its Elo rating
@@ -60,12 +68,7 @@ class Seated:
 class Pass:
     seated: list[Seated] = field(default_factory=list)
     expired: list[str] = field(default_factory=list)
-    left: list[SeekRecord] = field(default_factory=list)  # as read, and not seated by humans
-
-    @property
-    def waiting(self) -> int:
-        """The seeks this pass left waiting."""
-        return len(self.left) - sum(1 for game in self.seated if game.with_bots)
+    waiting: int = 0  # the seeks a whole pass left waiting (before seating any with bots)
 
     @property
     def settled(self) -> list[str]:
@@ -94,18 +97,20 @@ def pair_seeks(
     now: datetime,
     bots: Callable[[], BotPlayers],
     rng: random.Random | None = None,
+    kind: str | None = None,
 ) -> Pass:
-    """One pass; a part that keeps losing races (or finds the database away) is left to the
-    next pass, which starts again from what is committed. ``bots`` is asked only when a seek
-    is due for bots."""
+    """One pass (over ``kind`` alone if given: a new seek's own); a part that keeps losing
+    races (or finds the database away) is left to the next pass, which starts again from what
+    is committed. ``bots`` is asked only when a seek is due for bots."""
     draw = rng or _SYSTEM_RANDOM
     done = Pass()
     try:
-        retrying(lambda: _seat_humans(uow, now, draw, done))
+        retrying(lambda: _seat_humans(uow, now, draw, done, kind))
+        due = retrying(lambda: _due_for_bots(uow, now, bots, draw, done, kind))
     except ServiceError as error:
         log.warning("pairing pass stopped: %s", error.detail)
         return done
-    for seek, table in _due_for_bots(now, bots, draw, done):
+    for seek, table in due:
         try:
             seated = retrying(partial(_seat_with_bots, uow, table, seek, now), attempts=2)
         except ServiceError as error:
@@ -113,35 +118,40 @@ def pair_seeks(
             continue
         if seated is not None:
             done.seated.append(seated)
-    _count(done, now)
+    _count(done, now, kind is None)
     return done
 
 
-def _seat_humans(uow: AbstractUnitOfWork, now: datetime, rng: random.Random, done: Pass) -> None:
-    done.seated, done.expired, done.left = [], [], []
+def _seat_humans(
+    uow: AbstractUnitOfWork, now: datetime, rng: random.Random, done: Pass, kind: str | None
+) -> None:
+    """Expire what is out of time (one statement), then seat the seeks that have a partner:
+    only they are read, so seeks alone of their kinds, however many, cost this pass nothing."""
+    done.seated, done.expired, done.waiting = [], [], 0
     with uow:
         uow.seeks.lock_pairing()
-        waiting = uow.seeks.waiting(PASS_LIMIT)
-        for seek in waiting:
-            if seek.expires_at <= now:
-                uow.seeks.settle(seek.id, EXPIRED, now)
-                done.expired.append(seek.id)
-        live = {seek.id: seek for seek in waiting if seek.expires_at > now}
+        done.expired = uow.seeks.expire(now)
+        live = {seek.id: seek for seek in uow.seeks.pairable(PASS_LIMIT, kind)}
         for table in human_tables([seeker(seek, now) for seek in live.values()], rng):
             done.seated.append(_seated(uow, table, live, now))
         uow.seeks.match(_seats_of(done.seated), now)
+        if kind is None:
+            done.waiting = uow.seeks.count_waiting() - len(_seats_of(done.seated))
         uow.commit()
-    seated = {seek.id for game in done.seated for seek in game.seeks}
-    done.left = [seek for seek in live.values() if seek.id not in seated]
 
 
 def _due_for_bots(
-    now: datetime, bots: Callable[[], BotPlayers], rng: random.Random, done: Pass
+    uow: AbstractUnitOfWork,
+    now: datetime,
+    bots: Callable[[], BotPlayers],
+    rng: random.Random,
+    done: Pass,
+    kind: str | None,
 ) -> list[tuple[SeekRecord, Table]]:
-    """The seeks the pass left waiting whose ``bot_after`` has passed, each with its table
-    (each is read again before it is seated: it may have been cancelled meanwhile)."""
-    waiting = [seek for seek in done.left
-               if seek.bot_after is not None and seek.waited(now) >= seek.bot_after]  # fmt: skip
+    """The waiting seeks whose ``bot_after`` has passed, each with its table (each is read
+    again before it is seated: it may have been cancelled meanwhile)."""
+    with uow:
+        waiting = uow.seeks.due_for_bots(now, BOT_PASS_LIMIT, kind)
     if not waiting:
         return []
     by_id = {seek.id: seek for seek in waiting}
@@ -208,7 +218,7 @@ def seeker(seek: SeekRecord, now: datetime) -> Seeker:
                   seek.players, seek.bot_after)  # fmt: skip
 
 
-def _count(done: Pass, now: datetime) -> None:
+def _count(done: Pass, now: datetime, whole: bool) -> None:
     """Metrics, once the pass's transactions have committed."""
     for game in done.seated:
         first = game.seeks[0]
@@ -216,4 +226,6 @@ def _count(done: Pass, now: datetime) -> None:
         metrics.game_created()
         for seek in game.seeks:
             metrics.seek_waited(seek.waited(now))
-    metrics.seeks_waiting(done.waiting)
+    if whole:  # a pass of one kind does not count the others
+        with_bots = sum(len(game.seeks) for game in done.seated if game.with_bots)
+        metrics.seeks_waiting(done.waiting - with_bots)

@@ -110,6 +110,7 @@ def _waiting_seek(
         status=WAITING,
         created_at=now,
         expires_at=now + timedelta(seconds=SEEK_SECONDS),
+        bots_at=None if bot_after is None else now + timedelta(seconds=bot_after),
     )
 
 

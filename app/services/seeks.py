@@ -50,6 +50,9 @@ class SeekRecord:
     settled_at: datetime | None = None  # when it stopped waiting
     game_id: str | None = None
     seat: int | None = None
+    # When it may sit with bots (``created_at`` + ``bot_after``), kept so that a pass reads the
+    # seeks due by an index rather than every seek that has a ``bot_after``.
+    bots_at: datetime | None = None
 
     def waited(self, now: datetime) -> float:
         return (now - self.created_at).total_seconds()
@@ -81,8 +84,24 @@ class SeekRepository(abc.ABC):
         """The player's waiting seek, if it has one."""
 
     @abc.abstractmethod
-    def waiting(self, limit: int) -> list[SeekRecord]:
-        """The waiting seeks, the oldest first (``limit`` at most)."""
+    def pairable(self, limit: int, kind: str | None = None) -> list[SeekRecord]:
+        """The waiting seeks a pass can pair, the oldest first (``limit`` at most): those of
+        ``kind``, or without it those of every kind that has two or more waiting. A seek alone
+        of its kind is never read, however many such seeks wait."""
+
+    @abc.abstractmethod
+    def due_for_bots(self, now: datetime, limit: int, kind: str | None = None) -> list[SeekRecord]:
+        """The waiting seeks whose ``bots_at`` has come (of ``kind`` alone if given), the
+        longest due first."""
+
+    @abc.abstractmethod
+    def expire(self, now: datetime) -> list[str]:
+        """Settle every waiting seek whose ``expires_at`` has come as ``expired``, in one
+        statement; their ids (their waiters hear of them as of ``settle``'s)."""
+
+    @abc.abstractmethod
+    def count_waiting(self) -> int:
+        """How many seeks wait."""
 
     @abc.abstractmethod
     def statuses(self, seek_ids: Sequence[str]) -> dict[str, str]:

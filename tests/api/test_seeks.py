@@ -36,12 +36,15 @@ def new_player(client: Any, name: str = "Amira") -> dict[str, Any]:
     return body
 
 
-def seek(client: Any, player: dict[str, Any], **body: Any) -> dict[str, Any]:
+def seek(
+    client: Any, player: dict[str, Any], expect: str | None = "waiting", **body: Any
+) -> dict[str, Any]:
+    """A new seek; ``expect``: its status in the answer (None: either)."""
     response = client.post("/seeks", json={"players": 2, **body}, headers=bearer(player["token"]))
     assert response.status_code == 201, response.get_json()
     assert response.headers["Location"] == f"/seeks/{response.get_json()['id']}"
     found: dict[str, Any] = response.get_json()
-    assert found["status"] == "waiting"
+    assert expect is None or found["status"] == expect
     return found
 
 
@@ -70,7 +73,8 @@ def test_two_players_seeking_alike_are_seated_in_one_game(client):
     amira, badr = new_player(client, "Amira"), new_player(client, "Badr")
     first = seek(client, amira, rules=rules)
     assert seek_now(client, amira, first["id"])["status"] == "waiting"
-    second = seek(client, badr, rules=rules)
+    second = seek(client, badr, "matched", rules=rules)  # its own request's pass seated it
+    assert second["seat"] in (0, 1) and second["game_id"]
     mine, theirs = seek_now(client, amira, first["id"]), seek_now(client, badr, second["id"])
     assert mine["status"] == theirs["status"] == "matched"
     assert mine["game_id"] == theirs["game_id"]
@@ -100,7 +104,8 @@ def test_four_players_are_seated_as_two_teams_balanced_by_rating(app, client):
     players = [new_player(client, name) for name in ("Amira", "Badr", "Chadi", "Dalia")]
     for player, mu in zip(players, (25.0, 25.2, 25.6, 25.9), strict=True):
         rate(app, player, mu)
-    seeks = [seek(client, player, players=4, rules=rules) for player in players]
+    seeks = [seek(client, player, None, players=4, rules=rules) for player in players]
+    assert [s["status"] for s in seeks] == ["waiting"] * 3 + ["matched"]
     found = [seek_now(client, p, s["id"]) for p, s in zip(players, seeks, strict=True)]
     assert {f["status"] for f in found} == {"matched"}
     assert len({f["game_id"] for f in found}) == 1
@@ -216,7 +221,7 @@ def test_a_long_poll_answers_as_soon_as_the_seek_is_matched(app, client):
     began = time.monotonic()
     waiter.start()
     time.sleep(0.5)
-    seek(client, badr, rules=rules)
+    seek(client, badr, "matched", rules=rules)
     waiter.join(timeout=25)
     assert answers and answers[0][1]["status"] == "matched"
     assert time.monotonic() - began < 5
@@ -237,7 +242,7 @@ def test_racing_seeks_are_each_matched_exactly_once(app, client):
     lock = threading.Lock()
 
     def seek_alone(player: dict[str, Any]) -> None:
-        made = seek(app.test_client(), player, rules=rules)
+        made = seek(app.test_client(), player, None, rules=rules)
         with lock:
             seeks[player["id"]] = made["id"]
 
