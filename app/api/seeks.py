@@ -73,7 +73,11 @@ class SeekCollection(MethodView):
         security=BEARER,
         requestBody={"required": True, "content": {"application/json": {"schema": SeekSchema}}},
         responses={
-            201: {"description": "Made: waiting, or matched already", "headers": {"Location": LOCATION}, "content": SEEK},
+            201: {
+                "description": "Made: waiting, or matched already",
+                "headers": {"Location": LOCATION},
+                "content": SEEK,
+            },
             **problems(
                 "bad_request",
                 "payload_too_large",

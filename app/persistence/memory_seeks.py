@@ -10,9 +10,8 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from app.services.errors import ConcurrentUpdate
-from app.services.seeks import EXPIRED
+from app.services.seeks import EXPIRED, SeekRecord, SeekRepository
 from app.services.seeks import WAITING as SEEKING
-from app.services.seeks import SeekRecord, SeekRepository
 
 
 class MemorySeekRepository(SeekRepository):

@@ -218,12 +218,20 @@ class SeekRow(Base):
         Index("ix_seeks_status_created", "status", "created_at"),
         # What a pass reads (services/seeks.py): the waiting seeks' kinds, the seeks due for
         # bots, the seeks out of time; each index holds the waiting seeks alone.
-        Index("ix_seeks_waiting_kind", "kind", "created_at",
-              postgresql_where=_WAITING, sqlite_where=_WAITING),
-        Index("ix_seeks_waiting_bots", "bots_at",
-              postgresql_where=_WAITING, sqlite_where=_WAITING),
-        Index("ix_seeks_waiting_expiry", "expires_at",
-              postgresql_where=_WAITING, sqlite_where=_WAITING),
+        Index(
+            "ix_seeks_waiting_kind",
+            "kind",
+            "created_at",
+            postgresql_where=_WAITING,
+            sqlite_where=_WAITING,
+        ),
+        Index("ix_seeks_waiting_bots", "bots_at", postgresql_where=_WAITING, sqlite_where=_WAITING),
+        Index(
+            "ix_seeks_waiting_expiry",
+            "expires_at",
+            postgresql_where=_WAITING,
+            sqlite_where=_WAITING,
+        ),
         # One waiting seek per player, whatever the number of processes making them at once.
         Index(
             "uq_seeks_waiting_player",

@@ -36,7 +36,7 @@ from app.services.model import Seat
 from app.services.pairing import Seeker, Sitter, Table, bot_tables, human_tables
 from app.services.player_store import bot_player_id
 from app.services.ratings import is_provisional
-from app.services.seeks import EXPIRED, MATCHED, WAITING, MatchedSeat, SeekRecord
+from app.services.seeks import MATCHED, WAITING, MatchedSeat, SeekRecord
 from app.services.tokens import hash_token, new_token
 from app.services.turns import Moves, replies_deadline, start
 from app.services.unit_of_work import AbstractUnitOfWork, retrying
