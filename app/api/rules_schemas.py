@@ -40,11 +40,20 @@ class BotInfoSchema(Schema):
         metadata={"description": "the level's player id (`bot-<level>`): GET /players/{id}"},
     )
     help = fields.String(required=True, metadata={"description": "how it plays, in a line"})
-    rating = fields.Integer(
+    rating = fields.Float(
+        required=True,
+        metadata={
+            "description": "its rating on the players' scale, fixed (no game moves it): the "
+            "`rating.value` of its player (GET /players/{id}), and what matchmaking seats it by "
+            "(docs/ratings.md)"
+        },
+    )
+    elo = fields.Integer(
         required=True,
         metadata={
             "description": "its strength on the Elo scale (random is 1000; 200 more wins about "
-            "three matches in four), fitted to matches between the levels (docs/bots.md)"
+            "three matches in four), fitted to matches between the levels (docs/bots.md): "
+            "`rating` is this, calibrated once onto the players' scale"
         },
     )
 

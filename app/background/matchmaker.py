@@ -57,9 +57,7 @@ class Matchmaker:
                 self.began = began
             else:
                 self.began_kind = {**_recent(self.began_kind, began), kind: began}
-            done = pair_seeks(
-                self.uow(), now or self.clock(), lambda: bot_players(self.uow()), kind=kind
-            )
+            done = pair_seeks(self.uow(), now or self.clock(), bot_players, kind=kind)
         self.waits.settled(done.settled)
         return len(done.settled)
 

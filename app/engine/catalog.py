@@ -11,7 +11,7 @@ from dataclasses import MISSING, fields
 from typing import Any
 
 from app.engine.bots import BOT_LEVELS
-from app.engine.bots.ratings import RATINGS
+from app.engine.bots.ratings import PLAYER_RATINGS, RATINGS
 from app.engine.rules import CHOICES, LIMITS, NULLABLE_LIMITS, Rules
 
 PLAYER_COUNTS = (2, 4)
@@ -138,7 +138,12 @@ def game_setup() -> dict[str, Any]:
     return {
         "players": list(PLAYER_COUNTS),
         "bots": [
-            {"level": level, "help": BOT_HELP.get(level, ""), "rating": RATINGS[level]}
+            {
+                "level": level,
+                "help": BOT_HELP.get(level, ""),
+                "rating": PLAYER_RATINGS[level],
+                "elo": RATINGS[level],
+            }
             for level in BOT_LEVELS
         ],
         "target_score": {

@@ -83,7 +83,8 @@ class MemoryPlayerRepository(PlayerRepository):
         return held[:limit]
 
     def best(self, limit: int, least_rated_games: int) -> Sequence[PlayerRecord]:
-        rated = [p for p in self.store.players.values() if p.rated_games >= least_rated_games]
+        rated = [p for p in self.store.players.values()
+                 if p.rated_games >= least_rated_games and p.bot is None]  # fmt: skip
         return sorted(rated, key=lambda player: (-player.mu, player.id))[:limit]
 
     def commit(self) -> None:

@@ -104,7 +104,7 @@ class SqlPlayerRepository(PlayerRepository):
     def best(self, limit: int, least_rated_games: int) -> Sequence[PlayerRecord]:
         query = (
             select(*_RECORD_COLUMNS)
-            .where(PLAYERS.c.rated_games >= least_rated_games)
+            .where(PLAYERS.c.rated_games >= least_rated_games, PLAYERS.c.bot.is_(None))
             .order_by(PLAYERS.c.mu.desc(), PLAYERS.c.id)
             .limit(limit)
         )

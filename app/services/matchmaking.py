@@ -27,7 +27,7 @@ from functools import partial
 
 from app.engine import Rules
 from app.engine.bots import BOT_LEVELS, BOT_NAMES
-from app.engine.bots.ratings import RATINGS
+from app.engine.bots.ratings import PLAYER_RATINGS
 from app.observability import metrics
 from app.services.creation import new_game
 from app.services.deadlines import restamp
@@ -35,7 +35,6 @@ from app.services.errors import ServiceError
 from app.services.model import Seat
 from app.services.pairing import Seeker, Sitter, Table, bot_tables, human_tables
 from app.services.player_store import bot_player_id
-from app.services.ratings import is_provisional
 from app.services.seeks import MATCHED, WAITING, MatchedSeat, SeekRecord
 from app.services.tokens import hash_token, new_token
 from app.services.turns import Moves, replies_deadline, start
@@ -48,10 +47,6 @@ PASS_LIMIT = 2000
 BOT_PASS_LIMIT = 200
 # Each bot level's player: (player id, rating), as GET /rules names them.
 BotPlayers = Mapping[str, tuple[str, float]]
-# A bot level's rating before its player has a settled one of its own: its Elo rating
-# (GET /rules, docs/bots.md) on openskill's scale, 1500 Elo being a new player's 25 and a
-# beta (25/6) the 200 Elo points at which the stronger wins three games in four.
-ELO_OF_A_NEW_PLAYER, ELO_PER_POINT = 1500.0, 200 / (25 / 6)
 _SYSTEM_RANDOM = secrets.SystemRandom()
 
 
@@ -76,20 +71,9 @@ class Pass:
         return [seek.id for game in self.seated for seek in game.seeks] + self.expired
 
 
-def bot_players(uow: AbstractUnitOfWork) -> BotPlayers:
-    """Each bot level's player and rating: its own once no longer provisional, else its Elo
-    rating on openskill's scale (``ELO_PER_POINT``)."""
-    found = {}
-    with uow:
-        for level in BOT_LEVELS:
-            player_id = bot_player_id(level)
-            player = uow.players.get(player_id)
-            if player is not None and not is_provisional(player):
-                found[level] = (player_id, player.mu)
-            else:
-                prior = 25.0 + (RATINGS[level] - ELO_OF_A_NEW_PLAYER) / ELO_PER_POINT
-                found[level] = (player_id, prior)
-    return found
+def bot_players() -> BotPlayers:
+    """Each bot level's player and its fixed rating on the players' scale (GET /rules)."""
+    return {level: (bot_player_id(level), PLAYER_RATINGS[level]) for level in BOT_LEVELS}
 
 
 def pair_seeks(

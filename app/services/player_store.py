@@ -104,5 +104,5 @@ class PlayerRepository(abc.ABC):
 
     @abc.abstractmethod
     def best(self, limit: int, least_rated_games: int) -> Sequence[PlayerRecord]:
-        """The players with at least ``least_rated_games`` rated games, the highest rated
-        first."""
+        """The players (bots left out) with at least ``least_rated_games`` rated games, the
+        highest rated first."""

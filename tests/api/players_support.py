@@ -40,3 +40,20 @@ def play_out(client: Any, game_id: str, tokens: list[str], limit: int = 2000) ->
                                headers=bearer(mover))  # fmt: skip
         assert response.status_code == 201, response.get_json()
     raise AssertionError("the match did not end")
+
+
+def play_first_hands(client: Any, game_id: str, tokens: list[str | None]) -> None:
+    """Every seat plays the four cards of its first hand (``tokens`` in seat order, None for a
+    bot's seat: bots answer by themselves); a rated game ended after that is rated."""
+    seats = len(tokens)
+    for _ in range(4 * seats):
+        anyone = next(token for token in tokens if token)
+        view = client.get(f"/games/{game_id}", headers=bearer(anyone)).get_json()
+        if sum(seat["hand_size"] for seat in view["seats"]) == 0 or view["status"] != "active":
+            return
+        mover = tokens[view["turn"]]
+        assert mover is not None, "a bot's turn that the bot did not play"
+        card = client.get(f"/games/{game_id}", headers=bearer(mover)).get_json()["hand"][0]
+        response = client.post(f"/games/{game_id}/moves", json={"card": card},
+                               headers=bearer(mover))  # fmt: skip
+        assert response.status_code == 201, response.get_json()

@@ -12,7 +12,7 @@ import pytest
 from app import create_app
 
 from .helpers import bearer, stacked_deck
-from .players_support import new_player, play_out, players_game
+from .players_support import new_player, play_first_hands, play_out, players_game
 
 
 def rated_vs_bot(client: Any, player: dict[str, Any]) -> str:
@@ -81,13 +81,27 @@ def test_a_rated_match_moves_the_winners_rating_up_and_the_losers_down_once(clie
     assert history["rated"] and history["rating_after"] == after[1]["rating"]["value"]
 
 
-def test_a_resigned_rated_game_rates_its_bot_too_and_an_unrated_one_rates_nobody(client: Any):
+def played_vs_bot(client: Any, player: dict[str, Any]) -> str:
+    """A rated game against a bot whose first hands are played: its end is rated."""
+    game_id = rated_vs_bot(client, player)
+    play_first_hands(client, game_id, [player["token"], None])
+    return game_id
+
+
+def test_a_resigned_rated_game_rates_its_player_never_its_bot_and_unrated_ones_nobody(
+    client: Any,
+):
     amira = new_player(client, "Amira")
     bot_before = client.get("/players/bot-random").get_json()
-    resign(client, rated_vs_bot(client, amira), amira)
+    state = resign(client, played_vs_bot(client, amira), amira)
     bot_after = client.get("/players/bot-random").get_json()
     assert rating(client, amira)["rating"]["value"] < 25.0
-    assert bot_after["rating"]["value"] > bot_before["rating"]["value"]
+    assert bot_after["rating"] == bot_before["rating"]  # fixed: no game moves it
+    rules = client.get("/rules").get_json()["bots"]
+    assert bot_after["rating"]["value"] == next(
+        b["rating"] for b in rules if b["level"] == "random"
+    )
+    assert [c["before"] == c["after"] for c in state["ratings"] if c["seat"] == 1] == [True]
     assert bot_after["stats"]["won"] == bot_before["stats"]["won"] + 1
     unrated = client.post("/games", json={"players": [{"player": "me"}, {"bot": "random"}]},
                           headers=bearer(amira["token"])).get_json()  # fmt: skip
@@ -128,6 +142,7 @@ def test_racing_resignations_on_two_instances_change_the_ratings_once(
 ):
     amira, badr = new_player(client, "Amira"), new_player(client, "Badr")
     game = players_game(client, amira, badr, rated=True)
+    play_first_hands(client, game["id"], [amira["token"], badr["token"]])
     url = f"/games/{game['id']}/resign"
     answers = race(lambda: client.post(url, headers=bearer(amira["token"])),
                    lambda: second_instance.post(url, headers=bearer(badr["token"])))  # fmt: skip
@@ -178,7 +193,7 @@ def test_racing_final_cards_on_two_instances_change_the_ratings_once(
 
 def test_a_players_games_are_paged_newest_first(client: Any):
     amira = new_player(client, "Amira")
-    made = [rated_vs_bot(client, amira) for _ in range(3)]
+    made = [played_vs_bot(client, amira)] + [rated_vs_bot(client, amira) for _ in range(2)]
     resign(client, made[0], amira)
     first = client.get(f"/players/{amira['id']}/games?limit=2").get_json()
     assert [g["id"] for g in first["games"]] == made[:0:-1]
@@ -196,18 +211,19 @@ def test_a_players_games_are_paged_newest_first(client: Any):
 def test_the_leaderboard_leaves_provisional_players_out(client: Any):
     steady, newcomer = new_player(client, "Steady"), new_player(client, "Newcomer")
     for _ in range(5):
-        resign(client, rated_vs_bot(client, steady), steady)
-    resign(client, rated_vs_bot(client, newcomer), newcomer)
+        resign(client, played_vs_bot(client, steady), steady)
+    resign(client, played_vs_bot(client, newcomer), newcomer)
     board = client.get("/leaderboard?limit=100").get_json()["players"]
     ids = [entry["id"] for entry in board]
     assert steady["id"] in ids and newcomer["id"] not in ids
     assert all(not entry["rating"]["provisional"] for entry in board)
     values = [entry["rating"]["value"] for entry in board]
     assert values == sorted(values, reverse=True)
+    assert not any(entry["bot"] for entry in board)
     assert [entry["rank"] for entry in board] == list(range(1, len(board) + 1))
 
 
-def test_partners_are_rated_as_a_team(client: Any):
+def test_a_partners_resignation_costs_its_partner_nothing(client: Any):
     amira, badr = new_player(client, "Amira"), new_player(client, "Badr")
     body = {"players": [{"player": "me"}, {"bot": "greedy"}, {"open": True}, {"bot": "random"}],
             "rated": True}  # fmt: skip
@@ -215,6 +231,7 @@ def test_partners_are_rated_as_a_team(client: Any):
     joined = client.post(f"/games/{game['id']}/join", json={"invite": game["invite"]},
                          headers=bearer(badr["token"]))  # fmt: skip
     assert joined.get_json()["seat"] == 2
+    play_first_hands(client, game["id"], [amira["token"], None, badr["token"], None])
     state = resign(client, game["id"], badr)  # side 0, Amira's and Badr's, loses
     changes = {change["seat"]: change for change in state["ratings"]}
     assert [changes[seat]["player"] for seat in range(4)] == [
@@ -223,9 +240,10 @@ def test_partners_are_rated_as_a_team(client: Any):
         badr["id"],
         "bot-random",
     ]
-    assert changes[0]["after"]["value"] == changes[2]["after"]["value"] < 25.0
-    for seat in (1, 3):
-        assert changes[seat]["after"]["value"] > changes[seat]["before"]["value"]
+    assert changes[2]["after"]["value"] < 25.0 == changes[0]["after"]["value"]
+    for seat in (1, 3):  # bots: fixed
+        assert changes[seat]["after"] == changes[seat]["before"]
+    assert rating(client, amira)["rating"]["value"] == 25.0
 
 
 def test_a_rated_game_forfeited_by_an_idle_seat_changes_the_ratings(app: Any, client: Any):
@@ -233,6 +251,7 @@ def test_a_rated_game_forfeited_by_an_idle_seat_changes_the_ratings(app: Any, cl
 
     amira, badr = new_player(client, "Amira"), new_player(client, "Badr")
     game = players_game(client, amira, badr, rated=True, rules={"idle_seconds": 60})
+    play_first_hands(client, game["id"], [amira["token"], badr["token"]])
     sweep(app, later(95))  # seat 0, to move, let its idle limit pass
     final = client.get(f"/games/{game['id']}").get_json()
     assert final["status"] == "finished" and final["winner"] == 1 and final["resigned"] == 0

@@ -7,6 +7,12 @@ Elo scale a rating is ``400 * log10(strength)``, anchored so that ``random`` is 
 points apart, the stronger wins about three matches in four.
 
 ``RATINGS`` holds the fit of the table in docs/bots.md (``bench/bots.py`` prints it).
+
+``PLAYER_RATINGS`` is the one calibration of those onto the players' scale (openskill's mu,
+docs/ratings.md): a new player's 25 stands for 1500 Elo, and openskill's beta (25/6) for the
+200 Elo points at which the stronger wins three matches in four, so a point is 48 Elo. A bot
+level's rating is that value for good: no game moves it (a bot learns nothing from a game,
+and a rating that moved could be pumped by players losing to it on purpose).
 """
 
 from __future__ import annotations
@@ -17,6 +23,16 @@ from math import log10
 ANCHOR, ANCHOR_RATING = "random", 1000.0
 
 RATINGS: dict[str, int] = {"random": 1000, "greedy": 1413, "skilled": 1550, "expert": 1814}
+NEW_PLAYER_ELO, NEW_PLAYER_RATING = 1500, 25.0
+ELO_PER_POINT = 200 / (25 / 6)
+
+
+def on_players_scale(elo: float) -> float:
+    """An Elo rating on the players' scale, to a tenth."""
+    return round(NEW_PLAYER_RATING + (elo - NEW_PLAYER_ELO) / ELO_PER_POINT, 1)
+
+
+PLAYER_RATINGS: dict[str, float] = {level: on_players_scale(elo) for level, elo in RATINGS.items()}
 
 
 def fit(pairings: Iterable[tuple[str, str, float, int]], rounds: int = 2000) -> dict[str, float]:
