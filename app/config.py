@@ -147,6 +147,8 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
             f"PLAYER_JWT_{name}": os.environ.get(f"PLAYER_JWT_{name}") or None
             for name in ("SECRET", "PUBLIC_KEY", "JWKS", "ISSUER", "AUDIENCE", "ALGORITHMS")
         },
+        # The longest a signed token may live, from its iat (or from when it is seen), in s.
+        "PLAYER_JWT_MAX_LIFETIME": int(os.environ.get("PLAYER_JWT_MAX_LIFETIME") or 86_400),
         "WAITING_TTL_SECONDS": int(
             os.environ.get("WAITING_TTL_SECONDS") or DEFAULT_WAITING_TTL_SECONDS
         ),

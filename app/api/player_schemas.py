@@ -8,7 +8,8 @@ from marshmallow import Schema, fields, validate, validates_schema
 
 from app.api.contract import Ref
 from app.api.request_schemas import QuerySchema
-from app.api.schema_fields import NAME, Name, StrictSchema, check_not_reserved
+from app.api.schema_fields import PLAYER_NAME, Name, StrictSchema, check_not_reserved
+from app.services.names import PLAYER_NAME_MAX
 from app.services.ratings import PROVISIONAL_GAMES
 
 
@@ -19,7 +20,7 @@ def _doc(text: str) -> dict[str, Any]:
 class CreatePlayerSchema(StrictSchema):
     """A new player."""
 
-    name = Name(required=True, **_doc(NAME))
+    name = Name(PLAYER_NAME_MAX, required=True, **_doc(PLAYER_NAME))
 
     @validates_schema
     def check_name(self, data: dict[str, Any], **_kwargs: Any) -> None:
@@ -55,7 +56,7 @@ class CreatedPlayerSchema(Schema):
     """The new player, with its bearer token (shown only here)."""
 
     id = fields.String(required=True, **_doc("The player's id"))
-    name = fields.String(required=True, **_doc(NAME))
+    name = fields.String(required=True, **_doc(PLAYER_NAME))
     token = fields.String(
         required=True,
         **_doc("The player's bearer token (`Authorization: Bearer <token>`), shown once: it "
@@ -68,7 +69,7 @@ class PlayerProfileSchema(Schema):
     """A player as anyone may see it."""
 
     id = fields.String(required=True, **_doc("The player's id; a bot level's is `bot-<level>`"))
-    name = fields.String(required=True, **_doc(NAME))
+    name = fields.String(required=True, **_doc(PLAYER_NAME))
     bot = Ref("BotLevel", allow_none=True, required=True,
               metadata={"description": "The bot level this player is, or null"})  # fmt: skip
     rating = fields.Nested(RatingSchema, required=True, **_doc("The rating now"))

@@ -8,7 +8,7 @@ from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
-from app.engine.bots import BOT_NAMES
+from app.services.names import HIDDEN, SEAT_NAME_MAX, NameRefused, normal_name, reads_as_bot
 
 # The three kinds of PlayerSchema.check_kind, for openapi.yaml (combined with the Player object).
 PLAYER_KINDS = {
@@ -30,9 +30,6 @@ PLAYER_KINDS = {
                         "seed": {"type": "string"}}},
     ]
 }  # fmt: skip
-
-
-HIDDEN = ("Cc", "Cf")  # Unicode categories refused in names
 
 
 def hidden_characters_pattern() -> str:
@@ -63,39 +60,35 @@ NAME_PATTERN = (
     "\\u0891\\u08e2\\u180e\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u206f"
     "\\ufeff\\ufff9-\\ufffb]*$"
 )
-RESERVED_NAMES = {name.casefold() for name in BOT_NAMES.values()}
 
 
 def check_not_reserved(name: str | None, field: str = "name") -> None:
-    if name is not None and name.casefold() in RESERVED_NAMES:
-        raise ValidationError("this name is kept for the server's bots", field)
+    """A human's name that reads as a bot level's (look-alike letters included) is refused."""
+    if name is not None and reads_as_bot(name):
+        raise ValidationError("this name reads as a bot's: it is kept for the server's bots", field)
 
 
 NO_NUL_PATTERN = r"^[^\x00]*$"  # PostgreSQL cannot store NUL in text
 TEXT = validate.Regexp(NO_NUL_PATTERN, error="must not contain NUL characters")
-NAME_MAX = 40
 
 
 class Name(fields.String):
-    """A seat's name: NFC-normalised, with no control (Cc) or format (Cf) character, so a
+    """A name, as app/services/names.py keeps it: NFKC-normalised, trimmed, its spaces
+    collapsed, 1 to ``longest`` characters with no control (Cc) or format (Cf) character, so a
     right-to-left override or a zero-width character cannot make one name pass for another."""
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, longest: int = SEAT_NAME_MAX, **kwargs: Any) -> None:
         metadata = {"pattern": NAME_PATTERN, **kwargs.pop("metadata", {})}
-        super().__init__(validate=validate.Length(min=1, max=NAME_MAX), metadata=metadata,
+        super().__init__(validate=validate.Length(min=1, max=longest), metadata=metadata,
                          **kwargs)  # fmt: skip
+        self.longest = longest
 
     def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> str:
         text: str = super()._deserialize(value, attr, data, **kwargs)
-        bad = sorted({f"U+{ord(c):04X}" for c in text if unicodedata.category(c) in HIDDEN})
-        if bad:
-            raise ValidationError(
-                f"must not contain control or format characters ({', '.join(bad)})"
-            )
-        text = unicodedata.normalize("NFC", text)
-        if len(text) > NAME_MAX:  # a few characters compose to more than one
-            raise ValidationError(f"longer than {NAME_MAX} characters once normalised (NFC)")
-        return text
+        try:
+            return normal_name(text, self.longest)
+        except NameRefused as refused:
+            raise ValidationError(str(refused)) from refused
 
 
 class StrictSchema(Schema):
@@ -132,7 +125,14 @@ def doc(text: str, **more: Any) -> dict[str, Any]:
 
 SEAT = "A seat number, 0 to players-1; seats 0 and 2 form side 0, seats 1 and 3 side 1"
 SIDE = "A side: one player, or one team of two in a four-player game (0 or 1)"
-NAME = "A player's name, 1 to 40 characters"
+NAME = (
+    "A seat's name, 1 to 40 characters once NFKC-normalised, trimmed and its spaces collapsed; "
+    "no control or format character"
+)
+PLAYER_NAME = (
+    "A player's name, 1 to 24 characters once NFKC-normalised, trimmed and its spaces "
+    "collapsed; no control or format character, and none that reads as a bot's (422)"
+)
 SEED = (
     "Up to 64 characters of the player's own, mixed into the shuffle of every round "
     "(FAIRNESS.md), so that no side alone decides the deal"

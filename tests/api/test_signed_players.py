@@ -3,6 +3,8 @@ PLAYER_JWT_* settings, each failure a 401 with its own detail, on both databases
 
 from __future__ import annotations
 
+import base64
+import json
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -13,6 +15,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from app import create_app
+from app.api.bearers import MissingAudience
 
 from .helpers import bearer
 
@@ -112,11 +115,103 @@ def test_an_rs256_token_is_checked_against_the_jwks_key_its_kid_names(tmp_path: 
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     public = jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key(), as_dict=True)
     (tmp_path / "jwks.json").write_text(jwt.api_jws.json.dumps({"keys": [public | {"kid": "k1"}]}))
-    tokens = SignedTokens({"PLAYER_JWT_JWKS": str(tmp_path / "jwks.json")})
-    body = {"sub": "user-rs", "exp": int(time.time()) + 60, "name": "Badr"}
+    tokens = SignedTokens({"PLAYER_JWT_JWKS": str(tmp_path / "jwks.json"),
+                           "PLAYER_JWT_AUDIENCE": AUDIENCE})  # fmt: skip
+    body = {"sub": "user-rs", "exp": int(time.time()) + 60, "name": "Badr", "aud": AUDIENCE}
     good = jwt.encode(body, key, algorithm="RS256", headers={"kid": "k1"})
     assert tokens.identity(good).subject == "user-rs"
     with pytest.raises(ApiError, match="kid"):
         tokens.identity(jwt.encode(body, key, algorithm="RS256", headers={"kid": "k2"}))
     with pytest.raises(ApiError, match="algorithm"):  # never the HMAC of a public key
         tokens.identity(jwt.encode(body, "x" * 40, algorithm="HS256"))
+
+
+RSA_KEY = None  # made on first use: a 2048-bit key takes a while
+
+
+def rsa_key() -> Any:
+    global RSA_KEY
+    if RSA_KEY is None:
+        from cryptography.hazmat.primitives.asymmetric import rsa
+
+        RSA_KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    return RSA_KEY
+
+
+@pytest.fixture(scope="module")
+def rsa_client(database_url: str) -> Iterator[Any]:
+    """An app that takes the tokens of an RSA public key, with the default algorithms."""
+    pem = (
+        rsa_key()
+        .public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode()
+    )
+    app = create_app({"DATABASE_URL": database_url, "RATE_LIMIT": "off",
+                      "PLAYER_JWT_PUBLIC_KEY": pem, "PLAYER_JWT_AUDIENCE": AUDIENCE})  # fmt: skip
+    yield app.test_client()
+    app.extensions["basra_bot_runner"].stop()
+    app.extensions["basra_db"].dispose()
+
+
+def forged(header: dict[str, Any], **claims: Any) -> str:
+    """A token with any header at all, and a signature that is not one."""
+    body = {"sub": "user-h", "aud": AUDIENCE, "exp": int(time.time()) + 600, **claims}
+
+    def part(value: Any) -> str:
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
+
+    return f"{part(header)}.{part(body)}.{part('signature')}"
+
+
+@pytest.mark.parametrize(
+    "header",
+    [{"alg": "ES256"}, {"alg": "EdDSA"}, {"alg": ["RS256"]}, {"alg": {"RS256": 1}},
+     {"alg": None}, {"alg": "none"}, {"alg": "HS256"}, {"alg": "RS256", "kid": ["x"]}],
+    ids=str,
+)  # fmt: skip
+def test_a_token_whose_header_does_not_fit_the_key_is_401_never_a_500(
+    rsa_client: Any, header: dict[str, Any]
+):
+    refused = rsa_client.get("/players/me", headers=bearer(forged({"typ": "JWT", **header})))
+    assert refused.status_code == 401, refused.get_json()
+    assert refused.get_json()["code"] == "unauthorized" and refused.get_json()["detail"]
+
+
+def test_an_algorithm_allowed_but_unfit_for_the_key_says_so(rsa_client: Any):
+    token = jwt.encode({"sub": "u", "aud": AUDIENCE, "exp": int(time.time()) + 60},
+                       Ed25519PrivateKey.generate(), algorithm="EdDSA")  # fmt: skip
+    refused = rsa_client.get("/players/me", headers=bearer(token)).get_json()
+    assert refused["code"] == "unauthorized" and "key" in refused["detail"], refused["detail"]
+    good = jwt.encode({"sub": "u", "aud": AUDIENCE, "exp": int(time.time()) + 60}, rsa_key(),
+                      algorithm="RS256")  # fmt: skip
+    assert rsa_client.get("/players/me", headers=bearer(good)).status_code == 200
+
+
+def test_a_public_key_without_an_audience_keeps_the_service_from_starting(database_url: str):
+    with pytest.raises(MissingAudience, match="PLAYER_JWT_AUDIENCE must be set"):
+        create_app({"DATABASE_URL": database_url, "PLAYER_JWT_PUBLIC_KEY": PUBLIC_PEM})
+
+
+def test_a_token_that_lives_longer_than_the_cap_is_refused(signed_client: Any):
+    long_lived = signed("user-5", exp=int(time.time()) + 31 * 365 * 86_400)
+    refused = signed_client.get("/players/me", headers=bearer(long_lived)).get_json()
+    assert refused["code"] == "unauthorized" and "PLAYER_JWT_MAX_LIFETIME" in refused["detail"]
+    issued_long_ago = signed("user-5", iat=int(time.time()) - 2 * 86_400)
+    assert signed_client.get("/players/me", headers=bearer(issued_long_ago)).status_code == 401
+    assert signed_client.get("/players/me", headers=bearer(signed("user-5"))).status_code == 200
+
+
+def test_a_lone_surrogate_in_a_tokens_sub_is_401_and_in_its_name_gives_a_default_name(
+    signed_client: Any,
+):
+    refused = signed_client.get("/players/me", headers=bearer(signed("user-\ud800")))
+    assert refused.status_code == 401 and "sub" in refused.get_json()["detail"]
+    named = signed_client.get("/players/me", headers=bearer(signed("user-6", name="A\udc00")))
+    assert named.status_code == 200 and named.get_json()["name"] == "player"
+
+
+@pytest.mark.parametrize("name", ["Expert bot", "Εxpert bot", "Random\u00a0bot", "  ", "\u202e"])
+def test_a_signed_name_that_is_refused_gives_way_to_a_default_name(signed_client: Any, name: str):
+    found = signed_client.get("/players/me", headers=bearer(signed(f"user-{name!r}", name=name)))
+    assert found.status_code == 200 and found.get_json()["name"] == "player"
