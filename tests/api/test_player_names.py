@@ -33,3 +33,23 @@ def test_a_rename_needs_the_players_bearer_and_a_valid_name(client: Any):
         assert refused.status_code == 422, body
         assert refused.get_json()["code"] == "invalid_request"
     assert client.get(f"/players/{amira['id']}").get_json()["name"] == "Amira"
+
+
+BOT_LIKE = ["Expert bot ", "\u0395xpert bot", "Expert\u00a0bot", "Gr\u0435edy bot", "skilledbot"]
+
+
+def test_a_name_that_reads_as_a_bots_or_is_blank_is_refused_everywhere(client: Any):
+    amira = new_player(client, "Amira")
+    for name in [*BOT_LIKE, "   ", "\u00a0", "x" * 25]:
+        made = client.post("/players", json={"name": name})
+        assert made.status_code == 422 and made.get_json()["code"] == "invalid_request", name
+        renamed = client.patch("/players/me", json={"name": name}, headers=bearer(amira["token"]))
+        assert renamed.status_code == 422, name
+    seat = client.post("/games", json={"players": [{"name": BOT_LIKE[1]}, {"bot": "random"}]})
+    assert seat.status_code == 422
+    assert client.get(f"/players/{amira['id']}").get_json()["name"] == "Amira"
+
+
+def test_a_name_is_kept_as_the_one_normaliser_makes_it(client: Any):
+    made = client.post("/players", json={"name": "  \uff21mira \u00a0 Badr "})
+    assert made.status_code == 201 and made.get_json()["name"] == "Amira Badr"
