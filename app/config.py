@@ -35,6 +35,7 @@ DEFAULT_TOKEN_RATE_LIMIT = "300 per minute"  # per seat token
 DEFAULT_CREATE_RATE_LIMIT = "20 per minute"  # POST /games per address
 DEFAULT_JOIN_RATE_LIMIT = "30 per minute"  # POST /games/{id}/join per address
 DEFAULT_SEEK_RATE_LIMIT = "20 per minute"  # POST /seeks per address, and per player
+DEFAULT_PLAYER_CREATE_RATE_LIMIT = "10 per minute"  # POST /players per address
 # Bots' moves per address, weighted by cost (app/api/limits.py): 40 moves a minute against
 # three expert bots, far more against random or greedy ones.
 DEFAULT_BOT_WORK_LIMIT = "1200 per minute"
@@ -92,6 +93,8 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         "TOKEN_RATE_LIMIT": os.environ.get("TOKEN_RATE_LIMIT") or DEFAULT_TOKEN_RATE_LIMIT,
         "CREATE_RATE_LIMIT": os.environ.get("CREATE_RATE_LIMIT") or DEFAULT_CREATE_RATE_LIMIT,
         "SEEK_RATE_LIMIT": os.environ.get("SEEK_RATE_LIMIT") or DEFAULT_SEEK_RATE_LIMIT,
+        "PLAYER_CREATE_RATE_LIMIT": os.environ.get("PLAYER_CREATE_RATE_LIMIT")
+        or DEFAULT_PLAYER_CREATE_RATE_LIMIT,
         "JOIN_RATE_LIMIT": os.environ.get("JOIN_RATE_LIMIT") or DEFAULT_JOIN_RATE_LIMIT,
         "BOT_WORK_LIMIT": os.environ.get("BOT_WORK_LIMIT") or DEFAULT_BOT_WORK_LIMIT,
         "REDIS_URL": os.environ.get("REDIS_URL") or None,

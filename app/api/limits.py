@@ -7,7 +7,11 @@
   ``BOTS_ONLY_CREATE_COST`` creations: its whole match is played by the server).
 - ``JOIN_RATE_LIMIT``: ``POST /games/{id}/join`` per address.
 - ``SEEK_RATE_LIMIT``: ``POST /seeks`` per address, and per player bearer as well (each new
-  seek runs a pairing pass).
+  seek runs a pairing pass). A seek with ``bot_after`` may become a game with bots that no
+  request of the address creates: it counts as one ``POST /games`` (``CREATE_RATE_LIMIT``),
+  and is refused while the address has no bot work left (``BOT_WORK_LIMIT``).
+- ``PLAYER_CREATE_RATE_LIMIT``: ``POST /players`` per address (a player costs a row for as
+  long as it is kept, and each is a new name on the same address).
 - ``BOT_WORK_LIMIT``: the bots' moves a request made the server play, per address, weighted by
   what they cost (``BOT_MOVE_COST``): a move answered by three expert bots counts 30. A request
   is refused while the address has no work left; what it costs is counted once it is known.
@@ -46,6 +50,7 @@ BOTS_ONLY_CREATE_COST = 5
 CREATE_ENDPOINT = "games.GameCollection"
 JOIN_ENDPOINT = "games.JoinResource"
 SEEK_ENDPOINT = "seeks.SeekCollection"
+PLAYER_ENDPOINT = "players.PlayerCollection"
 WORK_ENDPOINTS = {CREATE_ENDPOINT, JOIN_ENDPOINT, "games.MovesResource"}
 
 PROBES = ("meta.healthz", "meta.readyz", "meta.metrics_text")  # balancers and Prometheus poll these
@@ -101,6 +106,7 @@ class Budgets:
     seek: RateLimitItem
     work: RateLimitItem
     network: RateLimitItem
+    player: RateLimitItem
 
     @property
     def window(self) -> RateLimiter:
@@ -113,8 +119,9 @@ class Budgets:
         if network is not None and not self.window.hit(self.network, "network", network):
             return self._refusal(self.network, network)
         if request.method == "POST" and request.endpoint == SEEK_ENDPOINT:
-            address = client_address()
-            return self._take(self.seek, address, 1) or self._take(self.seek, _token_key(), 1)
+            return self._seek(client_address())
+        if request.method == "POST" and request.endpoint == PLAYER_ENDPOINT:
+            return self._take(self.player, client_address(), 1)
         if request.method != "POST" or request.endpoint not in WORK_ENDPOINTS:
             return None
         address = client_address()
@@ -138,6 +145,15 @@ class Budgets:
                 if remaining > 0:
                     self.window.hit(self.work, "work", address, cost=min(cost, remaining))
         return response
+
+    def _seek(self, address: str) -> Response | None:
+        refused = self._take(self.seek, address, 1) or self._take(self.seek, _token_key(), 1)
+        if refused is not None or not _with_bots():
+            return refused
+        refused = self._take(self.create, address, 1)
+        if refused is None and not self.window.test(self.work, "work", address):
+            refused = self._refusal(self.work, address)
+        return refused
 
     def _take(self, item: RateLimitItem, address: str, cost: int) -> Response | None:
         if self.window.hit(item, "route", address, cost=cost):
@@ -164,6 +180,12 @@ def _create_cost() -> int:
     ):
         return BOTS_ONLY_CREATE_COST
     return 1
+
+
+def _with_bots() -> bool:
+    """A seek that may sit with bots (``bot_after`` given)."""
+    body = request.get_json(silent=True, cache=True)
+    return isinstance(body, dict) and body.get("bot_after") is not None
 
 
 def bot_work(body: Any) -> int:
@@ -242,6 +264,7 @@ def install_limits(app: Flask, *blueprints: Blueprint) -> Limiter | None:
         parse(app.config["SEEK_RATE_LIMIT"]),
         parse(app.config["BOT_WORK_LIMIT"]),
         parse(app.config["NETWORK_RATE_LIMIT"]),
+        parse(app.config["PLAYER_CREATE_RATE_LIMIT"]),
     )
     app.before_request(budgets.before)
     app.after_request(budgets.after)

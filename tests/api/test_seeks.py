@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from app import create_app
+from app.config import DEFAULT_PLAYER_CREATE_RATE_LIMIT
 from app.services.player_store import Outcome
 
 from .clock_support import clock_at, later
@@ -300,6 +301,52 @@ def test_seeking_is_limited_per_player_and_per_address(database_url):
         assert post(chadi, "10.9.1.1").status_code == 201
         assert_problem(post(dalia, "10.9.1.1"), 429, "rate_limited")  # the address's third
         assert post(dalia, "10.9.1.2").status_code == 201
+    finally:
+        limited.extensions["basra_matchmaker"].stop()
+        limited.extensions["basra_db"].dispose()
+
+
+def test_a_seek_with_bots_counts_as_a_game_created_and_needs_bot_work_left(database_url):
+    limited = create_app({"DATABASE_URL": database_url, "RATE_LIMIT": "100 per minute",
+                          "CREATE_RATE_LIMIT": "2 per minute"})  # fmt: skip
+    client = limited.test_client()
+
+    def post(player: dict[str, Any], address: str, **body: Any) -> Any:
+        return client.post("/seeks", json={"players": 2, "rules": own_rules(), **body},
+                           headers=bearer(player["token"]),
+                           environ_base={"REMOTE_ADDR": address})  # fmt: skip
+
+    try:
+        players = [new_player(client) for _ in range(4)]
+        made = [post(p, "10.9.2.1", bot_after=0) for p in players[:2]]
+        assert [m.get_json()["status"] for m in made] == ["matched", "matched"]
+        assert_problem(post(players[2], "10.9.2.1", bot_after=0), 429, "rate_limited")
+        assert post(players[2], "10.9.2.1").status_code == 201  # humans only: no game made yet
+        games = client.post("/games", json={"players": [{"name": "A"}, {"bot": "random"}]},
+                            environ_base={"REMOTE_ADDR": "10.9.2.1"})  # fmt: skip
+        assert_problem(games, 429, "rate_limited")  # the seeks with bots took the budget
+        budgets = limited.extensions["basra_budgets"]
+        budgets.window.hit(budgets.work, "work", "10.9.2.2", cost=budgets.work.amount)
+        assert_problem(post(players[3], "10.9.2.2", bot_after=5), 429, "rate_limited")
+    finally:
+        limited.extensions["basra_matchmaker"].stop()
+        limited.extensions["basra_db"].dispose()
+
+
+def test_players_made_are_limited_per_address(database_url):
+    limited = create_app({"DATABASE_URL": database_url, "RATE_LIMIT": "100 per minute",
+                          "PLAYER_CREATE_RATE_LIMIT": "3 per minute"})  # fmt: skip
+    client = limited.test_client()
+
+    def made(address: str) -> Any:
+        return client.post("/players", json={"name": "Amira"},
+                           environ_base={"REMOTE_ADDR": address})  # fmt: skip
+
+    try:
+        assert [made("10.9.3.1").status_code for _ in range(3)] == [201] * 3
+        assert_problem(made("10.9.3.1"), 429, "rate_limited")
+        assert made("10.9.3.2").status_code == 201
+        assert DEFAULT_PLAYER_CREATE_RATE_LIMIT == "10 per minute"
     finally:
         limited.extensions["basra_matchmaker"].stop()
         limited.extensions["basra_db"].dispose()
