@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -151,18 +152,31 @@ def list_games(
     }
 
 
+_CURSOR = re.compile(r"[A-Za-z0-9_-]{1,200}")
+_GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")  # every id a game is given is of these
+
+
 def encode_cursor(created: datetime, game_id: str) -> str:
     raw = json.dumps([created.isoformat(), game_id]).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
 def decode_cursor(cursor: str) -> tuple[datetime, str]:
+    """A cursor this server wrote (``encode_cursor``), read back; any other text, however close,
+    is ``InvalidRequest``: a game id of another alphabet (a lone surrogate, a NUL) would reach
+    the database otherwise."""
     try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        created, game_id = json.loads(raw)
-        if not isinstance(game_id, str) or "\x00" in game_id:  # PostgreSQL cannot compare NUL
-            raise ValueError("not a game id")
-        return datetime.fromisoformat(created), game_id
+        if not _CURSOR.fullmatch(cursor):
+            raise ValueError("not base64url")
+        created, game_id = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        if not isinstance(created, str) or not isinstance(game_id, str):
+            raise ValueError("not a time and a game id")
+        when = datetime.fromisoformat(created)
+        if not _GAME_ID.fullmatch(game_id):
+            raise ValueError("not a time and a game id")
+        if encode_cursor(when, game_id) != cursor:
+            raise ValueError("not written so")
+        return when, game_id
     except (ValueError, TypeError) as error:
         raise InvalidRequest(
             "cursor is not one this server gave", errors={"cursor": "invalid"}

@@ -125,3 +125,23 @@ def b64(text):
 )  # fmt: skip
 def test_a_cursor_the_server_did_not_give_is_refused(client, cursor):
     assert_problem(client.get(f"/games?cursor={cursor}"), 422, "invalid_request")
+
+
+NOW = "2026-12-05T12:00:00.123456+00:00"
+HOSTILE = {
+    "lone surrogate id": b64(f'["{NOW}", "\\ud800"]'),
+    "NUL id": b64(f'["{NOW}", "\\u0000"]'),
+    "id of another alphabet": b64(json.dumps([NOW, "a b' OR 1=1"])),
+    "not a time": b64(json.dumps(["2026-12-05T25:00:00", "0123456789abcdef"])),
+    "written otherwise": b64(json.dumps([NOW, "0123456789abcdef"], indent=1)),
+    "padded": b64(json.dumps([NOW, "0123456789abcdef"])) + "==",
+    "invalid UTF-8": "%ED%A0%80",
+    "too long": "A" * 400,
+}
+
+
+@pytest.mark.parametrize("cursor", list(HOSTILE.values()), ids=list(HOSTILE))
+def test_a_hostile_cursor_is_a_422_on_every_list_never_a_500(client, cursor):
+    player = client.post("/players", json={"name": "Amira"}).get_json()
+    for url in ("/games", f"/players/{player['id']}/games"):
+        assert_problem(client.get(f"{url}?cursor={cursor}"), 422, "invalid_request")
