@@ -107,16 +107,18 @@ def _install_sweeper(app: Flask) -> None:
 
     from app.background.sweeper import Sweeper
     from app.services.deadlines import sweep
-    from app.services.retention import compact_logs, expire_idempotency
+    from app.services.retention import compact_logs, expire_idempotency, forget_guests
 
     app.config.setdefault("CLOCK", lambda: datetime.now(UTC))
     new_uow = app.extensions["basra_uow"]
     keep = float(app.config["IDEMPOTENCY_SECONDS"])
     compact_after = float(app.config["LOG_COMPACTION_SECONDS"])
+    guests_kept = float(app.config["GUEST_SECONDS"])
 
     def sweep_once(now: datetime) -> int:
         expire_idempotency(new_uow(), now, keep)
         compact_logs(new_uow(), now, compact_after)
+        forget_guests(new_uow(), now, guests_kept)
         return sweep(new_uow(), now)
 
     sweeper = Sweeper(sweep_once, app.config["SWEEP_INTERVAL_SECONDS"])

@@ -125,6 +125,8 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         "IDEMPOTENCY_SECONDS": float(os.environ.get("IDEMPOTENCY_SECONDS") or 86_400),
         # How long a game is over before the sweep compacts its log into one compressed value.
         "LOG_COMPACTION_SECONDS": float(os.environ.get("LOG_COMPACTION_SECONDS") or 3_600),
+        # A guest that never took a seat is forgotten this long after it was made.
+        "GUEST_SECONDS": float(os.environ.get("GUEST_SECONDS") or 30 * 86_400),
         "BOT_STALE_SECONDS": float(os.environ.get("BOT_STALE_SECONDS") or 10.0),
         # Active games of bots alone past which a new one is refused (503, Retry-After: 30):
         # the background runner plays them in turns at half a core a machine. 0: no limit.

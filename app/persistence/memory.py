@@ -158,14 +158,16 @@ class MemoryUnitOfWork(AbstractUnitOfWork):
         self.store = store if store is not None else Store()
         self.games: MemoryGameRepository = MemoryGameRepository(self.store)
         self.players: MemoryPlayerRepository = MemoryPlayerRepository(
-            self.store.players, self.store.games
+            self.store.players, self.store.games, self.store.seeks
         )
         self.seeks: MemorySeekRepository = MemorySeekRepository(self.store.seeks)
         self.commits = 0
 
     def __enter__(self) -> MemoryUnitOfWork:
         self.games = MemoryGameRepository(self.store)
-        self.players = MemoryPlayerRepository(self.store.players, self.store.games)
+        self.players = MemoryPlayerRepository(
+            self.store.players, self.store.games, self.store.seeks
+        )
         self.seeks = MemorySeekRepository(self.store.seeks)
         return self
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 
 from app.services.errors import ConcurrentUpdate
 from app.services.model import GameRecord
 from app.services.player_store import Outcome, PlayedGame, PlayerRecord, PlayerRepository
+from app.services.seeks import WAITING, SeekRecord
 
 
 @dataclass
@@ -19,13 +20,21 @@ class PlayerStore:
 
     players: dict[str, PlayerRecord] = field(default_factory=dict)
     keys: dict[str, str] = field(default_factory=dict)  # "token:<hash>" | "subject:<sub>" -> id
+    made: dict[str, datetime] = field(default_factory=dict)  # when each player was made
+    forgotten: set[str] = field(default_factory=set)  # deleted by this transaction
 
 
 class MemoryPlayerRepository(PlayerRepository):
-    def __init__(self, store: PlayerStore, games: dict[str, GameRecord]) -> None:
+    def __init__(
+        self,
+        store: PlayerStore,
+        games: dict[str, GameRecord],
+        seeks: dict[str, SeekRecord] | None = None,
+    ) -> None:
         self.store = store
         self.pending = PlayerStore()
         self.game_rows = games
+        self.seek_rows = seeks if seeks is not None else {}
 
     def add(self, player: PlayerRecord, token_hash: str | None, subject: str | None) -> None:
         keys = [f"token:{token_hash}"] if token_hash else []
@@ -34,6 +43,7 @@ class MemoryPlayerRepository(PlayerRepository):
             raise ConcurrentUpdate(player.id)
         self.pending.players[player.id] = copy.copy(player)
         self.pending.keys.update(dict.fromkeys(keys, player.id))
+        self.pending.made[player.id] = datetime.now(UTC)
 
     def get(self, player_id: str, for_update: bool = False) -> PlayerRecord | None:
         found = self.pending.players.get(player_id) or self.store.players.get(player_id)
@@ -87,6 +97,16 @@ class MemoryPlayerRepository(PlayerRepository):
                  if p.rated_games >= least_rated_games and p.bot is None]  # fmt: skip
         return sorted(rated, key=lambda player: (-player.mu, player.id))[:limit]
 
+    def forget_guests(self, before: datetime, limit: int) -> int:
+        seated = {seat.player_id for game in self.game_rows.values() for seat in game.seats}
+        seeking = {s.player_id for s in self.seek_rows.values() if s.status == WAITING}
+        guests = {pid for key, pid in self.store.keys.items() if key.startswith("token:")}
+        idle = sorted((made, pid) for pid, made in self.store.made.items()
+                      if pid in guests and made < before and pid not in seated | seeking
+                      and self.store.players[pid].played == 0)  # fmt: skip
+        self.pending.forgotten |= {pid for _, pid in idle[:limit]}
+        return len(idle[:limit])
+
     def commit(self) -> None:
         for player_id, player in self.pending.players.items():
             stored = self.store.players.get(player_id)
@@ -94,4 +114,8 @@ class MemoryPlayerRepository(PlayerRepository):
                 raise ConcurrentUpdate(player_id)  # rated by another transaction meanwhile
         self.store.players.update(self.pending.players)
         self.store.keys.update(self.pending.keys)
+        self.store.made.update(self.pending.made)
+        for pid in self.pending.forgotten:
+            del self.store.players[pid], self.store.made[pid]
+            self.store.keys = {key: held for key, held in self.store.keys.items() if held != pid}
         self.pending = PlayerStore()

@@ -121,6 +121,9 @@ class SeatRow(Base):
     __table_args__ = (Index("ix_seats_player", "player_id", "created_at", "game_id"),)
 
 
+_NEVER_PLAYED = text("played = 0 AND token_hash IS NOT NULL")
+
+
 class PlayerRow(Base):
     """A player who lasts across games: its bearer token (hashed) or the subject an
     integrator's signed token names, its rating (openskill's mu and sigma) and its results."""
@@ -142,7 +145,17 @@ class PlayerRow(Base):
     drawn: Mapped[int] = mapped_column(Integer, server_default=text("0"))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
-    __table_args__ = (Index("ix_players_rated_mu", "rated_games", "mu"),)
+    __table_args__ = (
+        Index("ix_players_rated_mu", "rated_games", "mu"),
+        # The guests that never played, the oldest first: the sweep forgets them
+        # (services/retention.py).
+        Index(
+            "ix_players_guests",
+            "created_at",
+            postgresql_where=_NEVER_PLAYED,
+            sqlite_where=_NEVER_PLAYED,
+        ),
+    )
 
 
 class EventRow(Base):

@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Table, bindparam, insert, select, update
+from sqlalchemy import Table, bindparam, delete, exists, insert, select, update
 
 from app.persistence.game_list import older_than
-from app.persistence.models import GAMES, SEATS, PlayerRow
+from app.persistence.models import GAMES, SEATS, PlayerRow, SeekRow
 from app.persistence.repository import SqlGameRepository
 from app.persistence.statements import now, storable, utc
 from app.services.errors import ConcurrentUpdate
@@ -25,6 +25,19 @@ _RECORD_COLUMNS = [PLAYERS.c[name] for name in _RECORD]
 _OF_TOKEN = select(*_RECORD_COLUMNS).where(PLAYERS.c.token_hash == bindparam("token_hash"))
 _BY_ID = select(*_RECORD_COLUMNS).where(PLAYERS.c.id == bindparam("player_id"))
 _BY_ID_FOR_UPDATE = _BY_ID.with_for_update()
+SEEKS: Table = SeekRow.__table__  # type: ignore[assignment]
+# Guests that never played, the oldest first (by the partial index ix_players_guests).
+_IDLE_GUESTS = (
+    select(PLAYERS.c.id)
+    .where(
+        PLAYERS.c.played == 0, PLAYERS.c.token_hash.is_not(None),
+        PLAYERS.c.created_at < bindparam("before"), PLAYERS.c.bot.is_(None),
+        PLAYERS.c.subject.is_(None),
+        ~exists().where(SEATS.c.player_id == PLAYERS.c.id),
+        ~exists().where(SEEKS.c.player_id == PLAYERS.c.id, SEEKS.c.status == "waiting"),
+    )
+    .order_by(PLAYERS.c.created_at).limit(bindparam("limit"))
+)  # fmt: skip
 
 
 class SqlPlayerRepository(PlayerRepository):
@@ -109,3 +122,18 @@ class SqlPlayerRepository(PlayerRepository):
             .limit(limit)
         )
         return [PlayerRecord(**row) for row in self.game_store.connection.execute(query).mappings()]
+
+    def forget_guests(self, before: datetime, limit: int) -> int:
+        self.game_store.before_writing()
+        ids = list(self.game_store.connection.scalars(
+            _IDLE_GUESTS, {"before": before, "limit": limit}))  # fmt: skip
+        if not ids:
+            return 0
+        # Checked again in the DELETE: a guest that took a seat meanwhile stays.
+        gone = self.game_store.connection.execute(
+            delete(PLAYERS).where(
+                PLAYERS.c.id.in_(ids), PLAYERS.c.played == 0,
+                ~exists().where(SEATS.c.player_id == PLAYERS.c.id),
+            )
+        )  # fmt: skip
+        return int(gone.rowcount)

@@ -106,3 +106,9 @@ class PlayerRepository(abc.ABC):
     def best(self, limit: int, least_rated_games: int) -> Sequence[PlayerRecord]:
         """The players (bots left out) with at least ``least_rated_games`` rated games, the
         highest rated first."""
+
+    @abc.abstractmethod
+    def forget_guests(self, before: datetime, limit: int) -> int:
+        """Delete up to ``limit`` guests made before ``before`` that never played: players of
+        a bearer token of their own (not a signed subject, not a bot) that hold no seat of
+        any game and have no waiting seek; how many."""

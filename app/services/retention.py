@@ -5,7 +5,12 @@ A move's stored answer serves the retries of its ``Idempotency-Key`` for
 with that key is answered as a new one would be (most often 409 ``not_your_turn``: the move it
 carries was made). The game's log keeps every move: once the game has been over for
 ``LOG_COMPACTION_SECONDS`` its log is kept in one compressed value instead of a row an entry
-(app/persistence/log_compaction.py), which every reader of the log reads the same."""
+(app/persistence/log_compaction.py), which every reader of the log reads the same.
+
+A guest (a player made by ``POST /players``, with a token of its own) that has never taken a
+seat of any game and has no waiting seek is forgotten ``GUEST_SECONDS`` (30 days) after it was
+made: its row is deleted and its token stops working. A guest that took a seat is kept, as is
+every player an integrator's signed token names (made again on its next request if need be)."""
 
 from __future__ import annotations
 
@@ -26,6 +31,8 @@ DEFAULT_LOG_COMPACTION_SECONDS = 3_600
 # Games a sweep compacts at most (a few ms each): a backlog, as after an upgrade, is worked
 # through at ~20 games a second a process, a small share of one core.
 COMPACTION_BATCH = 20
+DEFAULT_GUEST_SECONDS = 30 * 86_400
+GUEST_BATCH = 500  # guests a sweep forgets at most
 
 
 def expire_idempotency(
@@ -50,6 +57,14 @@ def compact_logs(
     """Compact the logs of one batch of games over for ``after_seconds``; how many were swept."""
     before = now - timedelta(seconds=after_seconds)
     return _batch(uow, lambda: uow.games.compact_logs(before, COMPACTION_BATCH), "compacting logs")
+
+
+def forget_guests(
+    uow: AbstractUnitOfWork, now: datetime, keep_seconds: float = DEFAULT_GUEST_SECONDS
+) -> int:
+    """Forget one batch of the guests made ``keep_seconds`` ago that never played; how many."""
+    before = now - timedelta(seconds=keep_seconds)
+    return _batch(uow, lambda: uow.players.forget_guests(before, GUEST_BATCH), "forgetting guests")
 
 
 def _batch(uow: AbstractUnitOfWork, work: Callable[[], int], doing: str) -> int:

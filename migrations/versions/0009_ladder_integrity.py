@@ -1,5 +1,6 @@
-"""ladder integrity: the moment a seek may sit with bots, and the indexes a pairing pass
-reads by (the waiting seeks' kinds, the seeks due for bots, the seeks out of time)
+"""ladder integrity: the moment a seek may sit with bots, the indexes a pairing pass reads
+by (the waiting seeks' kinds, the seeks due for bots, the seeks out of time), and the index of
+the guests that never played, which a sweep forgets
 
 Revision ID: 0009_ladder_integrity
 Revises: 0008
@@ -20,6 +21,7 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 WAITING = sa.text("status = 'waiting'")
+NEVER_PLAYED = sa.text("played = 0 AND token_hash IS NOT NULL")
 INDEXES = {
     "ix_seeks_waiting_kind": ["kind", "created_at"],
     "ix_seeks_waiting_bots": ["bots_at"],
@@ -54,9 +56,18 @@ def upgrade() -> None:
         op.create_index(
             name, "seeks", columns, unique=False, postgresql_where=WAITING, sqlite_where=WAITING
         )
+    op.create_index(
+        "ix_players_guests",
+        "players",
+        ["created_at"],
+        unique=False,
+        postgresql_where=NEVER_PLAYED,
+        sqlite_where=NEVER_PLAYED,
+    )
 
 
 def downgrade() -> None:
+    op.drop_index("ix_players_guests", table_name="players")
     for name in INDEXES:
         op.drop_index(name, table_name="seeks")
     with op.batch_alter_table("seeks") as batch:

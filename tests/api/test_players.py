@@ -115,3 +115,28 @@ def test_a_seats_player_changed_in_the_database_fails_the_audit(app: Any, client
         connection.execute(swap, {"other": amira["id"], "game": game["id"]})
     checks = client.get(f"/games/{game['id']}/verify").get_json()["checks"]
     assert not checks["players"]["ok"] and checks["hash_chain"]["ok"]
+
+
+def test_guests_that_never_played_are_forgotten_after_thirty_days_and_the_others_kept(
+    app: Any, client: Any
+):
+    from app.services.retention import forget_guests
+
+    from .clock_support import later
+
+    def sweep_at(seconds: float) -> None:  # the sweeper's own call, alone
+        forget_guests(app.extensions["basra_uow"](), later(seconds), app.config["GUEST_SECONDS"])
+
+    idle, seated, seeking = (new_player(client, name) for name in ("Idle", "Seated", "Seeking"))
+    client.post("/games", json={"players": [{"player": "me"}, {"bot": "random"}]},
+                headers=bearer(seated["token"]))  # fmt: skip
+    client.post("/seeks", json={"players": 2, "rules": {"target_score": 299}},
+                headers=bearer(seeking["token"]))  # fmt: skip
+    sweep_at(29 * 86_400)
+    assert client.get(f"/players/{idle['id']}").status_code == 200
+    sweep_at(31 * 86_400)
+    assert client.get(f"/players/{idle['id']}").status_code == 404
+    assert client.get("/players/me", headers=bearer(idle["token"])).status_code == 401
+    for kept in (seated, seeking):
+        assert client.get(f"/players/{kept['id']}").status_code == 200
+    assert client.get("/players/bot-random").status_code == 200
