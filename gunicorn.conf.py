@@ -113,6 +113,15 @@ def child_exit(server, worker):
     multiprocess.mark_process_dead(worker.pid)
 
 
+def when_ready(server):
+    # Listening beyond loopback with no proxy in front is said loudly, once, at start.
+    from app.server.exposure import exposure_warning
+
+    warning = exposure_warning(bind, os.environ.get("TRUSTED_PROXIES") or "")
+    if warning:
+        server.log.warning(warning)
+
+
 def on_exit(server):
     if os.environ.get(_SET_UP) == "made":
         shutil.rmtree(os.environ["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)

@@ -57,3 +57,35 @@ def test_gunicorn_conf_takes_the_default_unless_told(monkeypatch):
 def test_each_worker_listens_on_its_own_socket_unless_told(monkeypatch):
     assert settings(monkeypatch)["reuse_port"] is True
     assert settings(monkeypatch, REUSE_PORT="0")["reuse_port"] is False
+
+
+class Log:
+    def __init__(self) -> None:
+        self.warnings: list[str] = []
+
+    def warning(self, text: str) -> None:
+        self.warnings.append(text)
+
+
+@pytest.mark.parametrize(
+    ("environment", "warned"),
+    [
+        ({}, False),  # 127.0.0.1 by default
+        ({"HOST": "0.0.0.0"}, True),
+        ({"HOST": "::"}, True),
+        ({"HOST": "192.0.2.7"}, True),
+        ({"HOST": "0.0.0.0", "TRUSTED_PROXIES": "10.0.0.2"}, False),  # behind the balancer
+        ({"HOST": "::1"}, False),
+        ({"HOST": "localhost"}, False),
+    ],
+)
+def test_listening_beyond_loopback_with_no_proxy_in_front_is_said_loudly_at_start(
+    monkeypatch, environment, warned
+):
+    environment = {"TRUSTED_PROXIES": "", **environment}
+    conf = settings(monkeypatch, **environment)
+    server = type("Server", (), {"log": Log()})()
+    conf["when_ready"](server)
+    assert bool(server.log.warnings) == warned
+    if warned:
+        assert "TRUSTED_PROXIES" in server.log.warnings[0]
