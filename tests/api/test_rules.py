@@ -47,7 +47,10 @@ def test_players_bots_and_target_presets_are_listed(client):
     assert body["players"] == [2, 4]
     assert [bot["level"] for bot in body["bots"]] == list(BOT_LEVELS)  # weakest first
     ratings = [bot["rating"] for bot in body["bots"]]
-    assert ratings == sorted(ratings) and ratings[0] == 1000
+    assert ratings == sorted(ratings) and body["bots"][0]["elo"] == 1000
+    for bot in body["bots"]:  # one scale: the rating its player shows, fixed
+        shown = client.get(f"/players/{bot['player']}").get_json()["rating"]["value"]
+        assert bot["rating"] == shown
     assert all(bot["help"] for bot in body["bots"])
     target = body["target_score"]
     assert (target["minimum"], target["maximum"]) == LIMITS["target_score"]
