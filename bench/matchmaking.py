@@ -17,8 +17,12 @@ the match: p50, p99, max), moves/s in the three runs, and how busy the machine's
 (how much room the games left); then one more wave with nobody playing, and the CPU it cost the
 workers and PostgreSQL.
 
+With ``--idle-seeks N``, N seeks wait all along, each alone of its kind (written straight into
+the database before the waves, as players at their seek limit on many addresses would leave
+them): a pairing pass must not read them, and the time to match must not grow with them.
+
 Usage: nice -n 10 .venv/bin/python bench/matchmaking.py [--seconds 20] [--players 200]
-           [--waves 3] [--clients 8] [--workers 2] [--think 0]
+           [--waves 3] [--clients 8] [--workers 2] [--think 0] [--idle-seeks 0]
 With ``--think`` the clients pause after each move, as people do: the games then need less than
 the whole machine, and the run says whether they keep their pace beside the waves (with no
 pause, the moves take every core, and the waves' CPU comes out of them).
@@ -194,6 +198,21 @@ def psql_rows(query: str) -> list[str]:
     return found.stdout.split()
 
 
+def crowd(database: str, count: int) -> int:
+    """``count`` waiting seeks, each of a kind nobody else seeks, for an hour; how many wait."""
+    url = ADMIN_URL.rsplit("/", 1)[0] + f"/{database}"
+    insert = (
+        "INSERT INTO seeks (id, player_id, name, rating, players, rated, rules, kind, bot_after,"
+        " status, created_at, expires_at) SELECT 'idle' || n, 'idle-player-' || n, 'Idle', 25,"
+        " 2, false, '{}', '2:casual:idle' || n, NULL, 'waiting', now(), now() + interval '1 hour'"
+        f" FROM generate_series(1, {int(count)}) AS n"
+    )
+    subprocess.run(["psql", url, "-qc", insert], check=True, capture_output=True)
+    found = subprocess.run(["psql", url, "-Atc", "SELECT count(*) FROM seeks WHERE status = "
+                            "'waiting'"], capture_output=True, text=True, check=True)  # fmt: skip
+    return int(found.stdout.strip())
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -206,13 +225,16 @@ def main() -> int:
     parser.add_argument("--think", type=float, default=0.0,
                         help="seconds each playing client waits after a move (0: none, so the "
                              "moves take the whole machine)")  # fmt: skip
+    parser.add_argument("--idle-seeks", type=int, default=0,
+                        help="seeks waiting all along, each alone of its kind")  # fmt: skip
     args = parser.parse_args()
     if not Path("/usr/sbin/haproxy").exists():
         print("bench/matchmaking.py skipped: no /usr/sbin/haproxy (scripts/ensure-haproxy)")
         return 0
     thinking = f" (each thinking {args.think:g} s a move)" if args.think else ""
+    idle = f", {args.idle_seeks} seeks alone of their kinds waiting" if args.idle_seeks else ""
     print(f"{args.players} players x {args.waves} waves, {args.clients} clients playing bots"
-          f"{thinking}, {args.seconds:.0f} s a run, 2 instances x {args.workers} workers, "
+          f"{thinking}{idle}, {args.seconds:.0f} s a run, 2 instances x {args.workers} workers, "
           f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start, "
           f"{machine_ms():.0f} ms for sum(range(10**6))")  # fmt: skip
     # Every player here comes from one address: past the balancer's cap on one address's
@@ -252,6 +274,8 @@ def measure(port: int, args: argparse.Namespace, masters: list[int], database: s
 
     alone, busy_alone = busy_while(play)
     players = make_players(port, args.players)
+    if args.idle_seeks:
+        print(f"seeks waiting before the waves: {crowd(database, args.idle_seeks)}")
     # The seekers run in a process of their own, as other people's clients would: threads of
     # this one would take its interpreter from the clients whose moves are being counted.
     with concurrent.futures.ProcessPoolExecutor(1, mp_context=mp.get_context("fork")) as pool:
