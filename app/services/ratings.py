@@ -105,10 +105,10 @@ def _kept(game: GameRecord, players: dict[str, PlayerRecord], sides: dict[str, i
 
 def _player(uow: AbstractUnitOfWork, player_id: str, rated: bool) -> PlayerRecord | None:
     """The player, held until commit when its rating changes (its update checks it was not
-    rated meanwhile all the same; an unrated game only adds to its counts, in place); a bot
-    level's is made on its first game's end."""
-    player = uow.players.get(player_id, for_update=rated)
+    rated meanwhile all the same; an unrated game, or a bot, whose rating never changes, only
+    adds to its counts, in place); a bot level's is made on its first game's end."""
     level = bot_level_of(player_id)
+    player = uow.players.get(player_id, for_update=rated and level is None)
     if player is None and level in BOT_NAMES:
         player = PlayerRecord(player_id, BOT_NAMES[level], bot=level)
         uow.players.add(player, None, None)
