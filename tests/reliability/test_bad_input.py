@@ -52,6 +52,9 @@ SOAK = settings(max_examples=1000, deadline=None, suppress_health_check=list(Hea
 # ones are kept short so that the runner's work during this test stays small.
 ALL_BOT_TARGET_CAP = 50
 NO_SCORING = {"majority_points", "basra_points", "jack_basra_points"}
+# Names refused by rules of app/services/names.py that no JSON Schema pattern states: blank once
+# trimmed, longer once NFKC-normalised, or reading as a bot's (look-alike letters included).
+NAME_RULES = re.compile(r"visible character|once normalised|reads as a bot")
 ASTRAL_FORMAT = re.compile(
     r"control or format characters \((?:U\+[0-9A-F]{4,6}, )*U\+[0-9A-F]{5,6}"
 )
@@ -174,6 +177,8 @@ def _semantic(response: Any) -> str | None:
             # a Cf code point above U+FFFF in a name: refused, but the documented pattern can
             # only list the BMP ones (schemathesis refuses astral characters in a class)
             return "invalid_request:astral_format_character"
+        if NAME_RULES.search(json.dumps(errors)):
+            return "invalid_request:name_rules"
         if key == "players" and "rated game" in str(body.get("detail")):
             # `rated` with a seat held by no player, or bots alone: a rule across two fields
             return "invalid_request:rated_players"
