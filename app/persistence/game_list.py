@@ -33,7 +33,7 @@ def games_page(
         query = query.where(older_than(before, GAMES.c.created_at, GAMES.c.id))
     query = query.order_by(GAMES.c.created_at.desc(), GAMES.c.id.desc()).limit(limit)
     games = connection.execute(query).mappings().all()
-    seats = _seats_of(connection, [game["id"] for game in games])
+    seats = seats_of(connection, [game["id"] for game in games])
     return [_summary(game, seats.get(game["id"], [])) for game in games]
 
 
@@ -43,7 +43,7 @@ def older_than(before: tuple[datetime, str], created: Any, game_id: Any) -> Any:
     return (created < at) | ((created == at) & (game_id < after_id))
 
 
-def _seats_of(connection: Connection, game_ids: Sequence[str]) -> dict[str, list[Seat]]:
+def seats_of(connection: Connection, game_ids: Sequence[str]) -> dict[str, list[Seat]]:
     """The seats of many games in one query."""
     if not game_ids:
         return {}

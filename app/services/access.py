@@ -56,7 +56,7 @@ def seat_of(uow: AbstractUnitOfWork, game: GameRecord, token: Bearer) -> int | N
 
 def _held_by(game: GameRecord, player_id: str) -> int:
     for seat in game.seats:
-        if seat.player_id == player_id and seat.bot is None:
+        if seat.player_id == player_id and seat.bot is None and not seat.is_held:
             return seat.seat
     raise Forbidden("this player holds no seat of this game")
 
