@@ -47,9 +47,11 @@ class JoinResource(MethodView):
             "answers its token (shown once). Sent with a player's bearer, the seat is that "
             "player's, under its name (a `name` is then not needed); a rated game's seats are "
             "taken so only (403 `player_required`), and a player holds one seat of a game at "
-            "most (409 `already_seated`). When the last open seat is filled the game deals "
-            "round 1, and bots whose turn it is play inside this request; until then the game "
-            "waits `WAITING_TTL_SECONDS` (24 h) more, then ends `cancelled`."
+            "most (409 `already_seated`). A seat held for a player (a rematch's) is taken by "
+            "that player's bearer without the invite, and by nobody else (403 `forbidden`). "
+            "When the last open seat is filled the game deals round 1, and bots whose turn it "
+            "is play inside this request; until then the game waits `WAITING_TTL_SECONDS` "
+            "(24 h) more (a rematch: no longer than its 5 minutes), then ends `cancelled`."
         ),
         requestBody=body_doc(request_schemas.JoinSchema),
         responses={

@@ -175,6 +175,9 @@ def test_a_held_seat_is_joined_by_its_player_alone_and_without_the_invite(uow):
     with uow:
         game = uow.games.get(made.game_id)
     assert game is not None and game.seats[1].is_open  # the refusals changed nothing
+    assert "you" not in audit.view(uow, made.game_id, badr.token, NOW)  # a spectator until then
+    with pytest.raises(Unauthorized):
+        playing.resign_game(uow, made.game_id, badr.token, NOW)
     joined = games.join_game(uow, made.game_id, "Badr", player_id=badr.player.id, now=NOW)
     assert joined.seat == 1 and joined.state["status"] == ACTIVE
 
