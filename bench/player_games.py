@@ -78,6 +78,9 @@ def fill(database: Database, player_id: str, games: int) -> None:
                 seat_batch += [seat | {"game_id": game_id, "created_at": at} for seat in seats]
             connection.execute(insert(GAMES), game_rows)
             connection.execute(insert(SEATS), seat_batch)
+    with database.engine.connect() as connection:  # the statistics autovacuum would gather
+        connection.execute(text("ANALYZE"))
+        connection.commit()
 
 
 def page_only(database: Database, player_id: str, before: Any) -> list[Any]:

@@ -26,6 +26,14 @@ _RECORD_COLUMNS = [PLAYERS.c[name] for name in _RECORD]
 _OF_TOKEN = select(*_RECORD_COLUMNS).where(PLAYERS.c.token_hash == bindparam("token_hash"))
 _BY_ID = select(*_RECORD_COLUMNS).where(PLAYERS.c.id == bindparam("player_id"))
 _BY_ID_FOR_UPDATE = _BY_ID.with_for_update()
+# A player's seats with their games; the seat to move is read out of the stored state of an
+# active game only.
+_TURN = case((GAMES.c.status == ACTIVE, GAMES.c.snapshot["turn"].as_integer()))
+_PLAYED = select(
+    SEATS.c.game_id, SEATS.c.seat, SEATS.c.created_at, GAMES.c.status, GAMES.c.winner,
+    GAMES.c.rated, GAMES.c.ratings, GAMES.c.updated_at, GAMES.c.score_0, GAMES.c.score_1,
+    _TURN.label("turn"),
+).join(GAMES, GAMES.c.id == SEATS.c.game_id)  # fmt: skip
 
 
 class SqlPlayerRepository(PlayerRepository):
@@ -88,16 +96,7 @@ class SqlPlayerRepository(PlayerRepository):
         self, player_id: str, status: str | None, limit: int, before: tuple[datetime, str] | None
     ) -> list[PlayedGame]:
         """The page in one query, then the seats of all its games in one more (game_list.py)."""
-        # The seat to move is read out of the stored state of an active game only.
-        turn = case((GAMES.c.status == ACTIVE, GAMES.c.snapshot["turn"].as_integer()))
-        columns = (SEATS.c.game_id, SEATS.c.seat, SEATS.c.created_at, GAMES.c.status,
-                   GAMES.c.winner, GAMES.c.rated, GAMES.c.ratings, GAMES.c.updated_at,
-                   GAMES.c.score_0, GAMES.c.score_1, turn.label("turn"))  # fmt: skip
-        query = (
-            select(*columns)
-            .join(GAMES, GAMES.c.id == SEATS.c.game_id)
-            .where(SEATS.c.player_id == player_id)
-        )
+        query = _PLAYED.where(SEATS.c.player_id == player_id)
         if status:
             query = query.where(GAMES.c.status == status)
         if before is not None:
