@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from .helpers import bearer
@@ -40,3 +41,19 @@ def play_out(client: Any, game_id: str, tokens: list[str], limit: int = 2000) ->
                                headers=bearer(mover))  # fmt: skip
         assert response.status_code == 201, response.get_json()
     raise AssertionError("the match did not end")
+
+
+def race(*requests: Any) -> list[Any]:
+    """Send the requests at once, each from a thread of its own."""
+    start, answers = threading.Barrier(len(requests)), [None] * len(requests)
+
+    def send(index: int) -> None:
+        start.wait()
+        answers[index] = requests[index]()
+
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(len(requests))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    return answers

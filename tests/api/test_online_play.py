@@ -3,10 +3,11 @@ clock of rated and matched games, and what a player's list of games says of each
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from .helpers import bearer
-from .players_support import new_player, players_game
+from .players_support import new_player, players_game, race
 from .sse import records
 from .support import assert_problem
 
@@ -48,6 +49,21 @@ def test_each_seat_asks_for_the_rematch_and_both_get_the_same_new_game(client):
     ]
     for game_id in (game["id"], made["id"]):
         assert client.get(f"/games/{game_id}/verify").get_json()["ok"]
+
+
+def test_seats_asking_on_two_instances_at_once_get_one_rematch(client, second_instance):
+    for _ in range(3):
+        game, amira, badr = resigned_game(client)
+        url = f"/games/{game['id']}/rematch"
+        first = partial(client.post, url, headers=bearer(amira["token"]))
+        answers = race(first, partial(second_instance.post, url, headers=bearer(badr["token"])))
+        assert [a.status_code for a in answers] == [201, 201], [a.get_json() for a in answers]
+        made = [a.get_json() for a in answers]
+        assert made[0]["id"] == made[1]["id"]
+        assert client.get(f"/games/{made[0]['id']}").get_json()["status"] == "active"
+        assert [made[seat]["state"]["you"] for seat in (0, 1)] == [0, 1]
+        log = client.get(f"/games/{game['id']}/events").get_json()["events"]
+        assert [e["type"] for e in log].count("RematchOffered") == 1
 
 
 def test_a_rematch_is_refused_before_the_end_and_to_whoever_holds_no_seat(client):

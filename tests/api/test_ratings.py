@@ -3,16 +3,10 @@ ratings, exactly once, and the players' histories and the leaderboard, on both d
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-
-from app import create_app
-
 from .helpers import bearer, stacked_deck
-from .players_support import new_player, play_out, players_game
+from .players_support import new_player, play_out, players_game, race
 
 
 def rated_vs_bot(client: Any, player: dict[str, Any]) -> str:
@@ -96,31 +90,6 @@ def test_a_resigned_rated_game_rates_its_bot_too_and_an_unrated_one_rates_nobody
     assert state["ratings"] is None and state["rated"] is False
     assert rating(client, amira)["rating"] == before["rating"]
     assert rating(client, amira)["stats"]["lost"] == 2
-
-
-@pytest.fixture(scope="module")
-def second_instance(database_url: str) -> Iterator[Any]:
-    """Another server on the same database, as a second instance behind a balancer."""
-    app = create_app({"DATABASE_URL": database_url, "RATE_LIMIT": "off"})
-    yield app.test_client()
-    app.extensions["basra_bot_runner"].stop()
-    app.extensions["basra_db"].dispose()
-
-
-def race(*requests: Any) -> list[Any]:
-    """Send the requests at once, each from a thread of its own."""
-    start, answers = threading.Barrier(len(requests)), [None] * len(requests)
-
-    def send(index: int) -> None:
-        start.wait()
-        answers[index] = requests[index]()
-
-    threads = [threading.Thread(target=send, args=(i,)) for i in range(len(requests))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    return answers
 
 
 def test_racing_resignations_on_two_instances_change_the_ratings_once(
