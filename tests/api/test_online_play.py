@@ -21,6 +21,13 @@ def resigned_game(client: Any) -> tuple[dict[str, Any], dict[str, Any], dict[str
     return game, amira, badr
 
 
+def stop_clock(client: Any, game_id: str, player: dict[str, Any]) -> None:
+    """Resign a clocked game a test leaves in play, so that other tests' sweeps never find its
+    turn due."""
+    resigned = client.post(f"/games/{game_id}/resign", headers=bearer(player["token"]))
+    assert resigned.status_code == 201, resigned.get_json()
+
+
 def test_each_seat_asks_for_the_rematch_and_both_get_the_same_new_game(client):
     game, amira, badr = resigned_game(client)
     url = f"/games/{game['id']}/rematch"
@@ -49,6 +56,7 @@ def test_each_seat_asks_for_the_rematch_and_both_get_the_same_new_game(client):
     ]
     for game_id in (game["id"], made["id"]):
         assert client.get(f"/games/{game_id}/verify").get_json()["ok"]
+    stop_clock(client, made["id"], amira)
 
 
 def test_seats_asking_on_two_instances_at_once_get_one_rematch(client, second_instance):
@@ -64,6 +72,7 @@ def test_seats_asking_on_two_instances_at_once_get_one_rematch(client, second_in
         assert [made[seat]["state"]["you"] for seat in (0, 1)] == [0, 1]
         log = client.get(f"/games/{game['id']}/events").get_json()["events"]
         assert [e["type"] for e in log].count("RematchOffered") == 1
+        stop_clock(client, made[0]["id"], amira)
 
 
 def test_a_rematch_is_refused_before_the_end_and_to_whoever_holds_no_seat(client):
@@ -90,6 +99,7 @@ def test_a_held_seat_is_joined_by_its_players_bearer_alone(client):
     joined = client.post(join, json={}, headers=bearer(badr["token"]))
     assert joined.status_code == 201, joined.get_json()
     assert joined.get_json()["seat"] == 1 and joined.get_json()["state"]["status"] == "active"
+    stop_clock(client, made["id"], badr)
 
 
 def test_a_rated_game_has_the_default_clock_and_a_seek_shows_it(client):
