@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from .helpers import bearer
@@ -57,3 +58,19 @@ def play_first_hands(client: Any, game_id: str, tokens: list[str | None]) -> Non
         response = client.post(f"/games/{game_id}/moves", json={"card": card},
                                headers=bearer(mover))  # fmt: skip
         assert response.status_code == 201, response.get_json()
+
+
+def race(*requests: Any) -> list[Any]:
+    """Send the requests at once, each from a thread of its own."""
+    start, answers = threading.Barrier(len(requests)), [None] * len(requests)
+
+    def send(index: int) -> None:
+        start.wait()
+        answers[index] = requests[index]()
+
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(len(requests))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    return answers

@@ -3,16 +3,10 @@ ratings, exactly once, and the players' histories and the leaderboard, on both d
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-
-from app import create_app
-
 from .helpers import bearer, stacked_deck
-from .players_support import new_player, play_first_hands, play_out, players_game
+from .players_support import new_player, play_first_hands, play_out, players_game, race
 
 
 def rated_vs_bot(client: Any, player: dict[str, Any]) -> str:
@@ -112,31 +106,6 @@ def test_a_resigned_rated_game_rates_its_player_never_its_bot_and_unrated_ones_n
     assert rating(client, amira)["stats"]["lost"] == 2
 
 
-@pytest.fixture(scope="module")
-def second_instance(database_url: str) -> Iterator[Any]:
-    """Another server on the same database, as a second instance behind a balancer."""
-    app = create_app({"DATABASE_URL": database_url, "RATE_LIMIT": "off"})
-    yield app.test_client()
-    app.extensions["basra_bot_runner"].stop()
-    app.extensions["basra_db"].dispose()
-
-
-def race(*requests: Any) -> list[Any]:
-    """Send the requests at once, each from a thread of its own."""
-    start, answers = threading.Barrier(len(requests)), [None] * len(requests)
-
-    def send(index: int) -> None:
-        start.wait()
-        answers[index] = requests[index]()
-
-    threads = [threading.Thread(target=send, args=(i,)) for i in range(len(requests))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    return answers
-
-
 def test_racing_resignations_on_two_instances_change_the_ratings_once(
     client: Any, second_instance: Any
 ):
@@ -206,6 +175,8 @@ def test_a_players_games_are_paged_newest_first(client: Any):
     active = first["games"][0]
     assert active["result"] is None and active["rating_before"] is None and active["rated"]
     assert client.get("/players/nobody/games").get_json()["code"] == "not_found"
+    for game_id in made[1:]:  # their turn clocks stopped: no other test's sweep finds them due
+        resign(client, game_id, amira)
 
 
 def test_the_leaderboard_leaves_provisional_players_out(client: Any):
@@ -250,7 +221,8 @@ def test_a_rated_game_forfeited_by_an_idle_seat_changes_the_ratings(app: Any, cl
     from .clock_support import later, sweep
 
     amira, badr = new_player(client, "Amira"), new_player(client, "Badr")
-    game = players_game(client, amira, badr, rated=True, rules={"idle_seconds": 60})
+    rules = {"idle_seconds": 60, "turn_seconds": None}  # no clock: the idle limit applies
+    game = players_game(client, amira, badr, rated=True, rules=rules)
     play_first_hands(client, game["id"], [amira["token"], badr["token"]])
     sweep(app, later(95))  # seat 0, to move, let its idle limit pass
     final = client.get(f"/games/{game['id']}").get_json()

@@ -25,9 +25,11 @@ from .support import assert_problem
 _TARGETS = itertools.count(300)
 
 
-def own_rules() -> dict[str, int]:
-    """Rules no other test seeks with, so that its seeks pair only with each other."""
-    return {"target_score": next(_TARGETS)}
+def own_rules() -> dict[str, int | None]:
+    """Rules no other test seeks with, so that its seeks pair only with each other; with no
+    turn clock, so that the games they leave running are not due in other tests' sweeps (the
+    default clock has tests of its own: tests/api/test_online_play.py)."""
+    return {"target_score": next(_TARGETS), "turn_seconds": None}
 
 
 def new_player(client: Any, name: str = "Amira") -> dict[str, Any]:
