@@ -118,9 +118,23 @@ def test_the_keys_built_from_data_cover_what_the_api_sends() -> None:
 def test_every_problem_code_of_the_api_has_a_message() -> None:
     english = catalogue("en")
     contract = (Path(__file__).resolve().parents[2] / "openapi.yaml").read_text(encoding="utf-8")
-    documented = """bad_request invalid_request invalid_card card_not_in_hand unauthorized forbidden
-        not_found not_your_turn game_not_active game_full game_not_finished version_mismatch
-        payload_too_large idempotency_conflict rate_limited""".split()
+    documented = [
+        "bad_request",
+        "invalid_request",
+        "invalid_card",
+        "card_not_in_hand",
+        "unauthorized",
+        "forbidden",
+        "not_found",
+        "not_your_turn",
+        "game_not_active",
+        "game_full",
+        "game_not_finished",
+        "version_mismatch",
+        "payload_too_large",
+        "idempotency_conflict",
+        "rate_limited",
+    ]
     for code in documented:
         assert code in contract
         assert f"error.{code}" in english, code
