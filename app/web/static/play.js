@@ -430,6 +430,12 @@ async function present(view) {
   }
   if (fresh.length) game.shownN = Math.max(game.shownN, fresh[fresh.length - 1].n);
   if (wait <= 0 && fresh.length) sounds.play(fresh[fresh.length - 1]);
+  if (wait <= 0 && previous && previous.status === "active" && (view.rounds || []).length > (previous.rounds || []).length) {
+    // The round's last plays, on the table the summary speaks of (not the next deal yet).
+    let sim = clone(previous);
+    for (const move of fresh) if (move.round === sim.round) sim = step(sim, move, view);
+    draw(sim, {});
+  }
   await announceRounds(view, previous);
   if (view.status !== "active" && view.status !== "waiting" && /\binfo\b/.test($("notice").className)) setStatus("");
   draw(view, { final: true });
