@@ -6,9 +6,8 @@ import json
 import re
 import urllib.error
 import urllib.request
-from typing import Any
-
 from pathlib import Path
+from typing import Any
 
 import pytest
 
