@@ -41,6 +41,8 @@ SERVICE_EVENT_DOCS = {
     "SeatJoined": "a player took an open seat",
     "SeedRevealed": "the server seed, once the game is over",
     "GameCancelled": "a waiting game nobody joined in time ended",
+    "RematchOffered": "a seat of the finished game asked for a rematch: `game_id` is the new "
+    "game (the same for every seat), `seat` the seat that asked first",
 }
 
 

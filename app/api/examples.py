@@ -83,7 +83,7 @@ class Book:
         self.examples[PROBLEMS_KEY].setdefault(code, answer)
 
     def stream(self, game_id: str, keep: bool = True) -> None:
-        """The game's stream, read until `over` or until the records stored so far are out: its
+        """The game's stream, read until it ends or the records stored so far are out: its
         first records as the answer's example (``keep``), and the data of each kind of record as
         that record schema's example."""
         config = self.client.application.config
@@ -94,7 +94,7 @@ class Book:
         try:
             for chunk in response.response:  # a live game's stream never ends: stop at a keep-alive
                 text += chunk.decode() if isinstance(chunk, bytes) else chunk
-                if "event: over" in text or ": keep-alive" in text:
+                if ": keep-alive" in text:
                     break
         finally:
             response.close()

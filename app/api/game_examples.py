@@ -59,12 +59,16 @@ def record_game(book: Any) -> None:
 
 
 def _resign(book: Any) -> None:
+    """A match resigned, then its rematch: asked for by one seat, then taken by the other."""
     two = {"players": [{"name": "Amira"}, {"name": "Badr"}]}
     created = book.exchange("POST /games", "/games", two, status=201)
     url = f"/games/{created['id']}/resign"
-    book.exchange("POST /games/{game_id}/resign", url, status=201,
-                  token=created["seats"][1]["token"])  # fmt: skip
-    book.stream(created["id"], keep=False)  # ... resigned, over
+    tokens = [seat["token"] for seat in created["seats"]]
+    book.exchange("POST /games/{game_id}/resign", url, status=201, token=tokens[1])
+    rematch = "POST /games/{game_id}/rematch"
+    book.exchange(rematch, f"/games/{created['id']}/rematch", status=201, token=tokens[1])
+    book.send("POST", f"/games/{created['id']}/rematch", token=tokens[0])  # the game deals
+    book.stream(created["id"], keep=False)  # ... resigned, over, rematch
 
 
 def _time_out(book: Any) -> None:

@@ -1,5 +1,6 @@
 """Taking part in a game: an open seat taken (POST /games/{id}/join), a card played and the
-moves so far read (/games/{id}/moves), a match resigned (POST /games/{id}/resign). Thin views
+moves so far read (/games/{id}/moves), a match resigned (POST /games/{id}/resign), a rematch
+asked for (POST /games/{id}/rematch). Thin views
 like the game's own, on the same ``games.blp`` and with what games.py's views share."""
 
 from __future__ import annotations
@@ -10,7 +11,16 @@ from flask.views import MethodView
 from app.api import request_schemas, schema_fields, schemas
 from app.api.bearers import caller, calling_player
 from app.api.errors import ApiError
-from app.api.games import BEARER, ETAG, blp, body_doc, checked, waiting_seconds, with_etag
+from app.api.games import (
+    BEARER,
+    ETAG,
+    blp,
+    body_doc,
+    checked,
+    created_body,
+    waiting_seconds,
+    with_etag,
+)
 from app.api.problem_answers import problems
 from app.api.requests import (
     MAX_IDEMPOTENCY_KEY,
@@ -22,7 +32,7 @@ from app.api.requests import (
     unit_of_work,
     version_header,
 )
-from app.services import audit, games, playing
+from app.services import audit, games, playing, rematch
 from app.services.access import Bearer
 
 
@@ -37,9 +47,11 @@ class JoinResource(MethodView):
             "answers its token (shown once). Sent with a player's bearer, the seat is that "
             "player's, under its name (a `name` is then not needed); a rated game's seats are "
             "taken so only (403 `player_required`), and a player holds one seat of a game at "
-            "most (409 `already_seated`). When the last open seat is filled the game deals "
-            "round 1, and bots whose turn it is play inside this request; until then the game "
-            "waits `WAITING_TTL_SECONDS` (24 h) more, then ends `cancelled`."
+            "most (409 `already_seated`). A seat held for a player (a rematch's) is taken by "
+            "that player's bearer without the invite, and by nobody else (403 `forbidden`). "
+            "When the last open seat is filled the game deals round 1, and bots whose turn it "
+            "is play inside this request; until then the game waits `WAITING_TTL_SECONDS` "
+            "(24 h) more (a rematch: no longer than its 5 minutes), then ends `cancelled`."
         ),
         requestBody=body_doc(request_schemas.JoinSchema),
         responses={
@@ -197,6 +209,48 @@ class ResignResource(MethodView):
         response = jsonify({"state": resigned.state})
         response.status_code = 201
         return with_etag(response, resigned.state["version"], private=True)
+
+
+@blp.route("/<game_id>/rematch")
+class RematchResource(MethodView):
+    @blp.doc(
+        operationId="rematch",
+        summary="Play again: the same seats, a fresh deal",
+        description=(
+            "A seat of a finished game asks for a rematch with its token or its player's "
+            "bearer (no body). The first to ask makes it: a new game with the same rules and "
+            "`rated`, its own fair shuffle, the caller in the seat it had, bots where bots "
+            "sat, and each other human's seat held for that human (`open`, with its `name` "
+            "and `player`). Each of them takes its seat by asking here too (or, a player, by "
+            "joining with its bearer; nobody else may take it, and no invite is needed); every "
+            "seat's call answers the same game, one rematch per game. The seats still held "
+            "after 5 minutes end the offer: the new game is `cancelled`. The answer is the new "
+            "game as its creation answers it, with the caller's token (shown once) and view "
+            "when this call seated it. The finished game's log records `RematchOffered` and "
+            "its stream a `rematch` record."
+        ),
+        security=BEARER,
+        responses={
+            201: {
+                "description": "The rematch: the new game, and your seat's token if taken now",
+                "headers": {
+                    "Location": {
+                        "description": "The new game's URL, `/games/{id}`",
+                        "schema": {"type": "string"},
+                    },
+                    **ETAG,
+                },
+                "content": {"application/json": {"schema": schemas.CreatedGameSchema}},
+            },
+            **problems("unauthorized", "forbidden", "not_found", "game_not_finished", "conflict"),
+        },
+    )
+    def post(self, game_id: str) -> Response:
+        created = rematch.rematch_game(unit_of_work(), game_id, caller(), clock_now())
+        response = jsonify(created_body(created))
+        response.status_code = 201
+        response.headers["Location"] = f"/games/{created.game_id}"
+        return with_etag(response, created.state["version"], private=True)
 
 
 def _play_card(game_id: str, token: Bearer) -> playing.PlayCard:

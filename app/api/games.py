@@ -127,7 +127,7 @@ class GameCollection(MethodView):
         )  # fmt: skip
         if created.bots_only:  # 201 now; the match is played in the background
             current_app.extensions["basra_bot_runner"].wake(created.game_id)
-        response = jsonify(_created_body(created))
+        response = jsonify(created_body(created))
         response.status_code = 201
         response.headers["Location"] = f"/games/{created.game_id}"
         return with_etag(response, created.state["version"], private=True)
@@ -211,7 +211,7 @@ def _players(entries: list[dict[str, Any]]) -> list[Player]:
     return seats
 
 
-def _created_body(created: games.Created) -> dict[str, Any]:
+def created_body(created: games.Created) -> dict[str, Any]:
     invite = {"invite": created.invite} if created.invite is not None else {}
     return {
         **invite,

@@ -8,7 +8,7 @@ from marshmallow import Schema, fields, validate, validates_schema
 
 from app.api.contract import Ref
 from app.api.request_schemas import QuerySchema
-from app.api.schema_fields import NAME, Name, StrictSchema, check_not_reserved
+from app.api.schema_fields import NAME, PLAYER, SEAT, Name, StrictSchema, check_not_reserved
 from app.services.ratings import PROVISIONAL_GAMES
 
 
@@ -75,6 +75,19 @@ class PlayerProfileSchema(Schema):
     stats = fields.Nested(StatsSchema, required=True, **_doc("Its finished matches"))
 
 
+class ListedSeatSchema(Schema):
+    """A seat of a game in a player's list: who sits there."""
+
+    seat = fields.Integer(required=True, **_doc(SEAT))
+    name = fields.String(
+        allow_none=True, required=True,
+        **_doc("The name of whoever sits there (or is awaited there); null: an open seat"),
+    )  # fmt: skip
+    player = fields.String(allow_none=True, required=True, **_doc(PLAYER))
+    bot = Ref("BotLevel", allow_none=True, required=True,
+              metadata={"description": "The bot level of a bot's seat, or null"})  # fmt: skip
+
+
 class PlayerGameSchema(Schema):
     """A game a player holds a seat of."""
 
@@ -92,6 +105,16 @@ class PlayerGameSchema(Schema):
     )
     rating_after = fields.Float(
         allow_none=True, required=True, **_doc("A rated game's end: the rating after it")
+    )
+    players = fields.List(
+        fields.Nested(ListedSeatSchema), required=True, **_doc("Every seat of the game, in order")
+    )
+    scores = fields.List(fields.Integer(), required=True, **_doc("Match totals, one per side"))
+    updated_at = fields.String(
+        required=True, **_doc("When the game last changed (ISO 8601 UTC): a move, a join, its end")
+    )
+    your_turn = fields.Boolean(
+        required=True, **_doc("true: the game is being played and the player's seat is to move")
     )
 
 

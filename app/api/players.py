@@ -122,9 +122,11 @@ class PlayerGamesResource(MethodView):
         operationId="listPlayerGames",
         summary="A page of a player's games, newest first",
         description=(
-            "Anyone may read it; nothing changes. Each game the player holds a seat of, with "
-            "its result and, for a rated one that ended, the rating before and after it. "
-            "Follow `next_cursor` for older games; `status` keeps one kind."
+            "Anyone may read it; nothing changes. Each game the player holds a seat of (or "
+            "one held for it: a rematch it has not taken yet), with every seat's occupant, the "
+            "scores, when it last changed, whether the player is to move (`your_turn`), its "
+            "result and, for a rated one that ended, the rating before and after it. Follow "
+            "`next_cursor` for older games; `status` keeps one kind."
         ),
         parameters=[{"in": "query", "schema": GamesQuerySchema}],
         responses={

@@ -69,6 +69,15 @@ class OverRecordSchema(Schema):
     scores = fields.List(fields.Integer(), required=True, **doc("Match totals, one per side"))
 
 
+class RematchRecordSchema(Schema):
+    """Stream record `rematch`: a seat of the finished game asked for a rematch (POST
+    /games/{game_id}/rematch); it comes after `over`, to a client that reconnects."""
+
+    game_id = fields.String(
+        required=True, **doc("The new game: each seat takes its seat there with POST rematch")
+    )
+
+
 STREAM_RECORDS: dict[str, type[Schema]] = {
     "joined": JoinedRecordSchema,
     "dealt": DealtRecordSchema,
@@ -77,4 +86,5 @@ STREAM_RECORDS: dict[str, type[Schema]] = {
     "timeout": TimeoutRecordSchema,
     "resigned": ResignedRecordSchema,
     "over": OverRecordSchema,
+    "rematch": RematchRecordSchema,
 }

@@ -94,9 +94,11 @@ Reconnect with `Last-Event-ID` (EventSource does it by itself) or `?after=<versi
 every record after that version, then live ones: nothing is missed or repeated. A version past
 the game's own is read as the game's version: the stream waits for the next record. A comment line
 (`: keep-alive`) comes every 15 s when nothing else does; the stream ends after `over`, and after
-an hour (reconnect with `Last-Event-ID`). Public information only: no token is needed, and no
-record carries a hand, the stock's cards, a legal move or a seed. A seated client refreshes its
-own view with `GET /games/{{id}}` and `If-None-Match` when a record arrives."""
+an hour (reconnect with `Last-Event-ID`). A finished game's `rematch` record comes after its
+`over`: a client that reconnects then gets it, and the stream ends again. Public information
+only: no token is needed, and no record carries a hand, the stock's cards, a legal move or a
+seed. A seated client refreshes its own view with `GET /games/{{id}}` and `If-None-Match` when
+a record arrives."""
 
 
 def _after(game_id: str) -> int:

@@ -1,7 +1,8 @@
 """What the live stream (``GET /games/{id}/stream``) makes of each event of the log.
 
 This table is the one place that decides it: a log event type maps to one public record
-(``joined``, ``dealt``, ``move``, ``round``, ``timeout``, ``resigned``, ``over``) or to
+(``joined``, ``dealt``, ``move``, ``round``, ``timeout``, ``resigned``, ``over``,
+``rematch``) or to
 nothing. A type that is not in the table (``GameCreated``, ``HandsDealt``, ``SeedRevealed``,
 and any type added later until someone maps it) streams nothing, so a new event can never
 leak through the stream by accident. A record repeats only public fields, each mapper picking
@@ -24,7 +25,7 @@ import orjson
 from app.engine import CardPlayed, side_of
 
 # The record names of API.md item 12, in the order a game usually produces them.
-RECORD_NAMES = ("joined", "dealt", "move", "round", "timeout", "resigned", "over")
+RECORD_NAMES = ("joined", "dealt", "move", "round", "timeout", "resigned", "over", "rematch")
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +99,10 @@ def _forfeited(data: dict[str, Any], _game: GameFacts) -> dict[str, Any]:
     return _pick(data, "side", "reason")  # streamed as a resignation is: the side lost
 
 
+def _rematch(data: dict[str, Any], _game: GameFacts) -> dict[str, Any]:
+    return _pick(data, "game_id")  # the game over has a rematch: its seats are offered it
+
+
 # log event type -> (record name, mapper)
 MAPPERS: dict[str, tuple[str, Mapper]] = {
     "SeatJoined": ("joined", _joined),
@@ -109,6 +114,7 @@ MAPPERS: dict[str, tuple[str, Mapper]] = {
     "Forfeited": ("resigned", _forfeited),
     "MatchEnded": ("over", _over),
     "GameCancelled": ("over", _cancelled),
+    "RematchOffered": ("rematch", _rematch),
 }
 
 

@@ -47,6 +47,8 @@ class MemoryGameRepository(GameRepository):
     def add(self, game: GameRecord) -> None:
         if game.id in self.store.games or game.id in self.pending.games:
             raise ConcurrentUpdate(game.id)
+        if game.rematch_of is not None and self.rematch_id(game.rematch_of) is not None:
+            raise ConcurrentUpdate(game.id)  # the unique rematch_of of the SQL games table
         self._write(game)
 
     def save(self, game: GameRecord) -> None:
@@ -92,6 +94,14 @@ class MemoryGameRepository(GameRepository):
     def raw_events(self, game_id: str) -> list[RawEvent]:
         return [RawEvent(e.seq, e.type, json.dumps(e.data), e.at, e.hash)
                 for e in self.store.logs.get(game_id, [])]  # fmt: skip
+
+    def rematch_id(self, game_id: str) -> str | None:
+        games = [*self.store.games.values(), *self.pending.games.values()]
+        return next((game.id for game in games if game.rematch_of == game_id), None)
+
+    def rematch_id_committed(self, game_id: str) -> str | None:
+        found = (game.id for game in self.store.games.values() if game.rematch_of == game_id)
+        return next(found, None)
 
     def stale_bots_only_games(self, before: datetime, limit: int) -> list[tuple[str, datetime]]:
         stale = [g for g in self.store.games.values() if g.status == ACTIVE
@@ -142,6 +152,10 @@ class MemoryGameRepository(GameRepository):
         return 0  # in memory a log takes no room worth saving
 
     def commit(self) -> None:
+        for game in self.pending.games.values():
+            made = self.rematch_id_committed(game.rematch_of) if game.rematch_of else None
+            if made is not None and made != game.id:
+                raise ConcurrentUpdate(game.id)  # another transaction made the rematch first
         for game_id, log in self.pending.logs.items():
             stored = self.store.logs.setdefault(game_id, [])
             if log and stored and log[0].seq != stored[-1].seq + 1:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from app.services.errors import ConcurrentUpdate
-from app.services.model import GameRecord
+from app.services.model import ACTIVE, GameRecord
 from app.services.player_store import Outcome, PlayedGame, PlayerRecord, PlayerRepository
 
 
@@ -72,7 +72,9 @@ class MemoryPlayerRepository(PlayerRepository):
     ) -> list[PlayedGame]:
         held = [
             PlayedGame(game.id, seat.seat, game.created_at, game.status, game.winner, game.rated,
-                       game.ratings)
+                       game.ratings, game.updated_at, list(game.state.scores),
+                       game.state.turn if game.status == ACTIVE else None,
+                       copy.deepcopy(game.seats))
             for game in self.game_rows.values()
             for seat in game.seats
             if seat.player_id == player_id and (status is None or game.status == status)

@@ -91,6 +91,9 @@ class GameRow(Base):
     # True once the sweep is done with the log of a game that is over: compacted into
     # ``compacted_logs``, or left in ``events`` because it did not read back the same.
     log_swept: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # A rematch: the game it follows. Unique, so a game has one rematch at most, whichever
+    # of its seats asks first and in whichever process.
+    rematch_of: Mapped[str | None] = mapped_column(String(32), nullable=True)
 
     __table_args__ = (
         Index("ix_games_status_created", "status", "created_at"),
@@ -99,6 +102,7 @@ class GameRow(Base):
         # The games whose log the sweep has still to compact, the longest over first: only
         # those are in it, so it stays a few pages however many games have ended.
         Index("ix_games_log_unswept", "updated_at", postgresql_where=UNSWEPT, sqlite_where=UNSWEPT),
+        Index("uq_games_rematch_of", "rematch_of", unique=True),
     )
 
 

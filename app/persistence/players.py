@@ -8,13 +8,14 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Table, bindparam, insert, select, update
+from sqlalchemy import Table, bindparam, case, insert, select, update
 
-from app.persistence.game_list import older_than
+from app.persistence.game_list import older_than, seats_of
 from app.persistence.models import GAMES, SEATS, PlayerRow
 from app.persistence.repository import SqlGameRepository
 from app.persistence.statements import now, storable, utc
 from app.services.errors import ConcurrentUpdate
+from app.services.model import ACTIVE, Seat
 from app.services.player_store import Outcome, PlayedGame, PlayerRecord, PlayerRepository
 
 PLAYERS: Table = PlayerRow.__table__  # type: ignore[assignment]
@@ -25,6 +26,14 @@ _RECORD_COLUMNS = [PLAYERS.c[name] for name in _RECORD]
 _OF_TOKEN = select(*_RECORD_COLUMNS).where(PLAYERS.c.token_hash == bindparam("token_hash"))
 _BY_ID = select(*_RECORD_COLUMNS).where(PLAYERS.c.id == bindparam("player_id"))
 _BY_ID_FOR_UPDATE = _BY_ID.with_for_update()
+# A player's seats with their games; the seat to move is read out of the stored state of an
+# active game only.
+_TURN = case((GAMES.c.status == ACTIVE, GAMES.c.snapshot["turn"].as_integer()))
+_PLAYED = select(
+    SEATS.c.game_id, SEATS.c.seat, SEATS.c.created_at, GAMES.c.status, GAMES.c.winner,
+    GAMES.c.rated, GAMES.c.ratings, GAMES.c.updated_at, GAMES.c.score_0, GAMES.c.score_1,
+    _TURN.label("turn"),
+).join(GAMES, GAMES.c.id == SEATS.c.game_id)  # fmt: skip
 
 
 class SqlPlayerRepository(PlayerRepository):
@@ -86,20 +95,16 @@ class SqlPlayerRepository(PlayerRepository):
     def games(
         self, player_id: str, status: str | None, limit: int, before: tuple[datetime, str] | None
     ) -> list[PlayedGame]:
-        columns = (SEATS.c.game_id, SEATS.c.seat, SEATS.c.created_at, GAMES.c.status,
-                   GAMES.c.winner, GAMES.c.rated, GAMES.c.ratings)  # fmt: skip
-        query = (
-            select(*columns)
-            .join(GAMES, GAMES.c.id == SEATS.c.game_id)
-            .where(SEATS.c.player_id == player_id)
-        )
+        """The page in one query, then the seats of all its games in one more (game_list.py)."""
+        query = _PLAYED.where(SEATS.c.player_id == player_id)
         if status:
             query = query.where(GAMES.c.status == status)
         if before is not None:
             query = query.where(older_than(before, SEATS.c.created_at, SEATS.c.game_id))
         query = query.order_by(SEATS.c.created_at.desc(), SEATS.c.game_id.desc()).limit(limit)
-        rows = self.game_store.connection.execute(query).mappings()
-        return [PlayedGame(**(dict(row) | {"created_at": utc(row["created_at"])})) for row in rows]
+        rows = self.game_store.connection.execute(query).mappings().all()
+        seats = seats_of(self.game_store.connection, [row["game_id"] for row in rows])
+        return [_played(row, seats.get(row["game_id"], [])) for row in rows]
 
     def best(self, limit: int, least_rated_games: int) -> Sequence[PlayerRecord]:
         query = (
@@ -109,3 +114,12 @@ class SqlPlayerRepository(PlayerRepository):
             .limit(limit)
         )
         return [PlayerRecord(**row) for row in self.game_store.connection.execute(query).mappings()]
+
+
+def _played(row: Any, seats: list[Seat]) -> PlayedGame:
+    times = {name: utc(row[name]) for name in ("created_at", "updated_at")}
+    return PlayedGame(
+        game_id=row["game_id"], seat=row["seat"], status=row["status"], winner=row["winner"],
+        rated=row["rated"], ratings=row["ratings"], scores=[row["score_0"], row["score_1"]],
+        turn=row["turn"], seats=seats, **times,  # type: ignore[arg-type]  # never NULL
+    )  # fmt: skip

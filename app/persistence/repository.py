@@ -171,6 +171,10 @@ class SqlGameRepository(GameRepository):
     def compact_logs(self, before: datetime, limit: int) -> int:
         return compact_logs(self.connection, before, limit)
 
+    def rematch_id(self, game_id: str) -> str | None:
+        query = select(GAMES.c.id).where(GAMES.c.rematch_of == game_id)
+        return self.connection.scalars(query).first()
+
     def stale_bots_only_games(self, before: datetime, limit: int) -> list[tuple[str, datetime]]:
         human = select(SEATS.c.game_id).where(SEATS.c.game_id == GAMES.c.id, SEATS.c.bot.is_(None))
         query = (

@@ -17,7 +17,8 @@ from app.services.model import GameRecord, rounds_text
 # The columns of a game's row that the record holds as they are.
 RECORD_COLUMNS = ("id", "status", "version", "server_seed", "commitment", "client_seed",
                   "custom_deck", "winner", "last_hash", "created_at", "updated_at",
-                  "deadline", "invite_hash", "public", "rated", "ratings")  # fmt: skip
+                  "deadline", "invite_hash", "public", "rated", "ratings",
+                  "rematch_of")  # fmt: skip
 # What a move, a join or a deal can change in a game's row.
 CHANGING_COLUMNS = ("status", "version", "snapshot", "rounds", "score_0", "score_1",
                     "client_seed", "winner", "last_hash", "updated_at", "deadline",

@@ -54,10 +54,12 @@ def seat_of(uow: AbstractUnitOfWork, game: GameRecord, token: Bearer) -> int | N
     raise Unauthorized("unknown token")
 
 
-def _held_by(game: GameRecord, player_id: str) -> int:
+def _held_by(game: GameRecord, player_id: str) -> int | None:
+    """The seat the player holds; None (a spectator) while its seat is only held for it, not
+    taken yet (a rematch's)."""
     for seat in game.seats:
         if seat.player_id == player_id and seat.bot is None:
-            return seat.seat
+            return None if seat.is_held else seat.seat
     raise Forbidden("this player holds no seat of this game")
 
 

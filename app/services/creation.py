@@ -32,6 +32,20 @@ class Player:
     player_id: str | None = None  # a human seat held by this player (its name is ``name``)
 
 
+# The turn clock of a game between players who need not know each other (a matched one, a
+# rated one) when its rules name none: so that nobody can hold the other up for a day.
+DEFAULT_CLOCK: dict[str, Any] = {"turn_seconds": 30, "max_timeouts": 2}
+
+
+def with_default_clock(options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``options`` with ``DEFAULT_CLOCK`` where they say nothing of ``turn_seconds`` (null
+    says no clock); ``max_timeouts`` is taken with it, unless they give their own."""
+    chosen = dict(options or {})
+    if "turn_seconds" in chosen:
+        return chosen
+    return DEFAULT_CLOCK | chosen
+
+
 def checked_rules(options: Mapping[str, Any] | None, players: Sequence[Player]) -> Rules:
     if len(players) not in PLAYER_COUNTS:
         raise InvalidRequest("a game has 2 or 4 players", errors={"players": "2 or 4 entries"})
@@ -95,10 +109,15 @@ def seat_players(players: Sequence[Player]) -> tuple[list[Seat], dict[int, str]]
 
 
 def new_game(
-    rules: Rules, seats: list[Seat], deck: tuple[Card, ...] | None, rated: bool = False
+    rules: Rules,
+    seats: list[Seat],
+    deck: tuple[Card, ...] | None,
+    rated: bool = False,
+    rematch_of: str | None = None,
 ) -> GameRecord:
     """A waiting game whose log holds its genesis entry: who sits where, the rules, and
-    the commitment to the server seed that will shuffle every deck."""
+    the commitment to the server seed that will shuffle every deck (and, for a rematch, the
+    game it follows)."""
     seed = new_server_seed()
     now = datetime.now(UTC)
     game = GameRecord(
@@ -116,8 +135,10 @@ def new_game(
         seats=seats,
         state_now=GameState.new(rules, len(seats)),
         rated=rated,
+        rematch_of=rematch_of,
     )
-    game.record(GAME_CREATED, {
+    rematch = {"rematch_of": rematch_of} if rematch_of is not None else {}
+    game.record(GAME_CREATED, {**rematch,
         "players": [{**seat.public(), "seed": seat.seed} for seat in seats],
         "rules": rules.to_dict(),
         "algorithm": ALGORITHM,

@@ -20,11 +20,12 @@ from app.services.creation import (
     checked_rules,
     new_game,
     seat_players,
+    with_default_clock,
 )
 from app.services.deadlines import DEFAULT_WAITING_SECONDS, load_settled, restamp, utc_now
 from app.services.errors import AlreadySeated, Backlogged, Forbidden, GameFull, PlayerRequired
 from app.services.log import SEAT_JOINED
-from app.services.model import WAITING, GameRecord
+from app.services.model import WAITING, GameRecord, Seat
 from app.services.saving import add, save
 from app.services.tokens import hash_token, new_token, same_hash
 from app.services.turns import Moves, replies_deadline, start
@@ -102,9 +103,10 @@ def create_game(
     game of bots alone, played in the background, refused past ``bot_backlog`` of them). One
     with open seats answers an invite that joining needs, unless it is ``public``; it waits
     ``waiting_seconds`` for its players before it ends cancelled. A ``rated`` one changes its
-    players' ratings when it ends (ratings.py)."""
+    players' ratings when it ends (ratings.py), and has the default turn clock unless its
+    rules say otherwise."""
     now = now or utc_now()
-    checked = checked_rules(rules, players)
+    checked = checked_rules(with_default_clock(rules) if rated else rules, players)
     check_rated(rated, players, deck)
     seats, tokens = seat_players(players)
     game = new_game(checked, seats, checked_deck(deck, players), rated)
@@ -123,10 +125,14 @@ def create_game(
     retrying(lambda: add(uow, game), attempts=1)  # a clash of new ids is a Busy, not a 500
     metrics.game_created()
     metrics.moves_applied(len(moves))
-    return _created(game, tokens, moves, invite)
+    return created_answer(game, tokens, moves, invite)
 
 
-def _created(game: GameRecord, tokens: dict[int, str], moves: Moves, invite: str | None) -> Created:
+def created_answer(
+    game: GameRecord, tokens: dict[int, str], moves: Moves, invite: str | None
+) -> Created:
+    """A new game as its creation answers it: the tokens of ``tokens``' seats (shown once),
+    and the first of those seats' view (a spectator's if none)."""
     return Created(
         game_id=game.id,
         status=game.status,
@@ -160,36 +166,64 @@ def join_game(
 ) -> Joined:
     """Take the lowest open seat with the game's invite (a public game needs none), for
     ``player_id`` if a player's bearer asks (a rated game's seats are players' only); the
-    game deals once the last one is taken, else waits ``waiting_seconds`` more."""
+    game deals once the last one is taken, else waits ``waiting_seconds`` more. A seat held
+    for the player (a rematch's) is taken without the invite; a rematch waits no longer than
+    it was offered for."""
     moment = now or utc_now()
     replies_by = replies_deadline()  # for every retry together
 
     def attempt() -> Joined:
         with uow:
             game = load_settled(uow, game_id, moment, for_update=True)
-            open_seats = [s for s in game.seats if s.is_open]
-            if game.status != WAITING or not open_seats:  # public facts: no secret needed
-                raise GameFull("every seat of this game is taken")
-            if not game.public and not _invited(game, invite):
-                raise Forbidden("joining this game needs its invite")
-            _check_joiner(game, player_id)
+            seat = _seat_for(game, invite, player_id)
             token = new_token()
-            game.seat_player(open_seats[0], name, seed, hash_token(token), player_id)
-            joined = {"seat": open_seats[0].seat, "name": name, "seed": seed}
-            if player_id is not None:  # logs from before players had none: they still verify
-                joined["player"] = player_id
-            game.record(SEAT_JOINED, joined)
-            moves: Moves = []
-            if len(open_seats) == 1:
-                start(game, moves, replies_by=replies_by)
-            restamp(game, moment, waiting_seconds)
+            moves = take_seat(game, seat, name, seed, hash_token(token), player_id, replies_by)
+            restamp(game, moment, None if game.rematch_of else waiting_seconds)
             save(uow, game)
             uow.commit()
-            return Joined(open_seats[0].seat, token, moves, game_view(game, open_seats[0].seat))
+            return Joined(seat.seat, token, moves, game_view(game, seat.seat))
 
     joined = retrying(attempt)
     metrics.moves_applied(len(joined.moves))
     return joined
+
+
+def _seat_for(game: GameRecord, invite: str | None, player_id: str | None) -> Seat:
+    """The seat a joiner takes: the one held for its player, else the lowest open one."""
+    open_seats = [s for s in game.seats if s.is_open]
+    if game.status != WAITING or not open_seats:  # public facts: no secret needed
+        raise GameFull("every seat of this game is taken")
+    held = next((s for s in open_seats if s.is_held and s.player_id == player_id), None)
+    if held is not None:
+        return held
+    if game.rematch_of is not None:
+        raise Forbidden("the seats of a rematch are held for the players of the game before")
+    if not game.public and not _invited(game, invite):
+        raise Forbidden("joining this game needs its invite")
+    _check_joiner(game, player_id)
+    return open_seats[0]
+
+
+def take_seat(
+    game: GameRecord,
+    seat: Seat,
+    name: str,
+    seed: str | None,
+    token_hash: str,
+    player_id: str | None,
+    replies_by: float | None = None,
+) -> Moves:
+    """Seat a joiner, logged; the game deals once its last open seat is taken (the moves its
+    bots then make)."""
+    game.seat_player(seat, name, seed, token_hash, player_id)
+    joined: dict[str, Any] = {"seat": seat.seat, "name": name, "seed": seed}
+    if player_id is not None:  # logs from before players had none: they still verify
+        joined["player"] = player_id
+    game.record(SEAT_JOINED, joined)
+    moves: Moves = []
+    if not any(s.is_open for s in game.seats):
+        start(game, moves, replies_by=replies_by)
+    return moves
 
 
 def _check_joiner(game: GameRecord, player_id: str | None) -> None:

@@ -144,6 +144,9 @@ class ImagedGames(GameRepository):
     def compact_logs(self, before: datetime, limit: int) -> int:
         return self.inner.compact_logs(before, limit)
 
+    def rematch_id(self, game_id: str) -> str | None:
+        return self.inner.rematch_id(game_id)
+
 
 class ImagedUnitOfWork(AbstractUnitOfWork):
     """``inner`` with ``ImagedGames``: every committed save keeps or drops its game's image;

@@ -30,8 +30,10 @@ SEED_REVEALED = "SeedRevealed"
 GAME_CANCELLED = "GameCancelled"  # a waiting game nobody joined in time
 ROUND_DEALT = "RoundDealt"
 CARD_PLAYED = "CardPlayed"
+REMATCH_OFFERED = "RematchOffered"  # a game over: the game its seats are offered next
 # Every type of entry the log can hold (openapi.yaml's EventType): a new one goes here too.
-EVENT_TYPES = (GAME_CREATED, SEAT_JOINED, *EVENT_TYPES_BY_NAME, SEED_REVEALED)
+EVENT_TYPES = (GAME_CREATED, SEAT_JOINED, *EVENT_TYPES_BY_NAME, SEED_REVEALED, GAME_CANCELLED,
+               REMATCH_OFFERED)  # fmt: skip
 
 
 def now_text() -> str:

@@ -35,6 +35,11 @@ class Seat:
     def is_open(self) -> bool:
         return self.bot is None and self.token_hash is None
 
+    @property
+    def is_held(self) -> bool:
+        """An open seat kept for one player (a rematch's): only that player may take it."""
+        return self.is_open and self.player_id is not None
+
     def public(self) -> dict[str, Any]:
         """The seat as every answer names it."""
         return {"seat": self.seat, "name": self.name, "bot": self.bot, "open": self.is_open,
@@ -69,6 +74,7 @@ class GameRecord:
     rated: bool = False  # its players' ratings change when it ends (ratings.py)
     # Once a rated game ended: each seat's rating before and after (ratings.py).
     ratings: list[dict[str, Any]] | None = None
+    rematch_of: str | None = None  # a rematch: the game it follows (rematch.py)
     loaded_version: int = field(init=False)
     # The indexed columns a save may leave as they are, as loaded (SQLite rewrites an index
     # whose column an UPDATE sets, even to the value it had: sqlite.py leaves them out).
@@ -128,7 +134,8 @@ class GameRecord:
         self.changed_seats.add(seat.seat)
 
 
-def _listed(seat: Seat) -> dict[str, Any]:
+def listed_seat(seat: Seat) -> dict[str, Any]:
+    """A seat as the lists of games name it."""
     return {"seat": seat.seat, "name": seat.name, "bot": seat.bot, "player": seat.player_id}
 
 
@@ -185,7 +192,7 @@ class GameSummary:
             "status": self.status,
             "version": self.version,
             "created_at": self.created_at.isoformat(),
-            "seats": [_listed(seat) for seat in self.seats],
+            "seats": [listed_seat(seat) for seat in self.seats],
             "scores": self.scores,
             "winner": self.winner,
             "custom_deck": self.custom_deck,

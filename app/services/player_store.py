@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from app.services.model import Seat
+
 # openskill's defaults (PlackettLuce): every new player starts here.
 DEFAULT_MU = 25.0
 DEFAULT_SIGMA = 25.0 / 3
@@ -50,7 +52,7 @@ class Outcome:
 
 @dataclass(frozen=True, slots=True)
 class PlayedGame:
-    """One seat a player held, as the player's history lists it."""
+    """One seat a player held, as the player's history lists it, with the game's seats."""
 
     game_id: str
     seat: int
@@ -59,6 +61,10 @@ class PlayedGame:
     winner: int | None
     rated: bool
     ratings: list[dict[str, Any]] | None
+    updated_at: datetime
+    scores: list[int]  # match totals per side
+    turn: int | None  # the seat to move, in an active game
+    seats: list[Seat]
 
 
 class PlayerRepository(abc.ABC):

@@ -12,7 +12,7 @@ from app.engine.bots import BOT_NAMES
 from app.services.access import Bearer, SignedPlayer
 from app.services.audit import decode_cursor, encode_cursor
 from app.services.errors import NotFound, Unauthorized
-from app.services.model import FINISHED
+from app.services.model import ACTIVE, FINISHED, listed_seat
 from app.services.player_store import PlayedGame, PlayerRecord, bot_level_of
 from app.services.ratings import PROVISIONAL_GAMES, rating_of, result_of
 from app.services.tokens import hash_token, new_token
@@ -132,6 +132,10 @@ def _entry(played: PlayedGame) -> dict[str, Any]:
         "rated": played.rated,
         "rating_before": change["before"]["value"] if change else None,
         "rating_after": change["after"]["value"] if change else None,
+        "players": [listed_seat(seat) for seat in played.seats],
+        "scores": played.scores,
+        "updated_at": played.updated_at.isoformat(),
+        "your_turn": played.status == ACTIVE and played.turn == played.seat,
     }
 
 

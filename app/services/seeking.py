@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from app.services.creation import Player, checked_rules
+from app.services.creation import Player, checked_rules, with_default_clock
 from app.services.deadlines import utc_now
 from app.services.errors import (
     ConcurrentUpdate,
@@ -57,9 +57,10 @@ def open_seek(
     bot_after: int | None = None,
     now: datetime | None = None,
 ) -> SeekRecord:
-    """A waiting seek; refused while the player has another waiting (``AlreadySeeking``)."""
+    """A waiting seek; refused while the player has another waiting (``AlreadySeeking``).
+    Its game has the default turn clock unless its rules say otherwise."""
     moment = now or utc_now()
-    effective = checked_rules(rules, [Player()] * players).to_dict()
+    effective = checked_rules(with_default_clock(rules), [Player()] * players).to_dict()
     seek = _waiting_seek(player, players, rated, effective, bot_after, moment)
     # Most players have no seek waiting: the insert alone, which the database's one waiting
     # seek a player (a partial unique index) refuses otherwise. On PostgreSQL that is one

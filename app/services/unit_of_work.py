@@ -116,6 +116,11 @@ class GameRepository(abc.ABC):
         over first) in their compact form, read back the same by every method here; how
         many games were swept."""
 
+    @abc.abstractmethod
+    def rematch_id(self, game_id: str) -> str | None:
+        """The game made as the rematch of this one, if any (there is one at most: a second
+        added is a ``ConcurrentUpdate``)."""
+
 
 class AbstractUnitOfWork(abc.ABC):
     """One transaction: ``with uow:`` opens it, ``uow.commit()`` makes it last, leaving

@@ -161,3 +161,19 @@ def test_a_log_changed_in_its_rows_is_left_in_rows_where_verify_names_the_entry(
     assert rows > 0 and values == 0
     chain = client.get(f"/games/{game_id}/verify").get_json()["checks"]["hash_chain"]
     assert not chain["ok"] and chain["broken_seq"] == 5
+
+
+def test_a_rematch_of_a_game_whose_log_is_compacted_is_logged_and_verifies(app, client):
+    game_id, token = finished_match(client)
+    compact(app, game_id)
+    made = client.post(f"/games/{game_id}/rematch", headers=bearer(token))
+    assert made.status_code == 201, made.get_json()
+    assert stored_forms(app, game_id) == (1, 1)  # the new entry in a row, after the value
+    log = client.get(f"/games/{game_id}/events").get_json()["events"]
+    assert [e["seq"] for e in log] == list(range(1, len(log) + 1))
+    assert (
+        log[-1]["type"] == "RematchOffered" and log[-1]["data"]["game_id"] == made.get_json()["id"]
+    )
+    assert client.get(f"/games/{game_id}/verify").get_json()["ok"]
+    stream = client.get(f"/games/{game_id}/stream").get_data(as_text=True)
+    assert records(stream)[-1].data == {"game_id": made.get_json()["id"]}

@@ -98,3 +98,25 @@ def test_players_joining_at_once_each_get_a_seat_of_their_own(app, client):
             assert seen.status_code == 200 and seen.get_json()["you"] == body["seat"]
         names = [seat["name"] for seat in view(client, game["id"])["seats"]]
         assert sorted(names[1:3]) == ["Badr", "Camelia"] and names[3] is None, names
+
+
+def test_seats_asking_for_a_rematch_at_once_get_one_new_game(app, client):
+    """One rematch per game whatever the race: on PostgreSQL the second call waits for the
+    first's lock on the game over, on SQLite it loses the unique ``rematch_of`` and is tried
+    again; either way it finds the game the first made and takes its own seat there."""
+    for _ in range(3):
+        body, tokens = humans(client)
+        game_id = body["id"]
+        client.post(f"/games/{game_id}/resign", headers=bearer(tokens[1]))
+        path = f"/games/{game_id}/rematch"
+        answers = race(app, [(path, {}, bearer(tokens[0])), (path, {}, bearer(tokens[1]))])
+        assert [a.status_code for a in answers] == [201, 201], [a.get_json() for a in answers]
+        made = [a.get_json() for a in answers]
+        assert made[0]["id"] == made[1]["id"]
+        assert [made[seat]["state"]["you"] for seat in (0, 1)] == [0, 1]
+        assert all("token" in made[seat]["seats"][seat] for seat in (0, 1))
+        log = client.get(f"/games/{game_id}/events").get_json()["events"]
+        assert [e["data"]["game_id"] for e in log if e["type"] == "RematchOffered"] == [
+            made[0]["id"]
+        ]
+        assert view(client, made[0]["id"])["status"] == "active"

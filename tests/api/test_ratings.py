@@ -232,7 +232,8 @@ def test_a_rated_game_forfeited_by_an_idle_seat_changes_the_ratings(app: Any, cl
     from .clock_support import later, sweep
 
     amira, badr = new_player(client, "Amira"), new_player(client, "Badr")
-    game = players_game(client, amira, badr, rated=True, rules={"idle_seconds": 60})
+    rules = {"idle_seconds": 60, "turn_seconds": None}  # no clock: the idle limit applies
+    game = players_game(client, amira, badr, rated=True, rules=rules)
     sweep(app, later(95))  # seat 0, to move, let its idle limit pass
     final = client.get(f"/games/{game['id']}").get_json()
     assert final["status"] == "finished" and final["winner"] == 1 and final["resigned"] == 0

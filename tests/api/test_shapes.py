@@ -89,9 +89,9 @@ def test_the_view_is_documented_field_for_field(samples):
 
 
 def test_the_answers_of_create_join_and_play_are_documented(samples):
-    from app.api.games import _created_body
+    from app.api.games import created_body
 
-    agree(schemas.CreatedGameSchema(), _created_body(samples["created"]), "created")
+    agree(schemas.CreatedGameSchema(), created_body(samples["created"]), "created")
     joined = samples["joined"]
     body = {"seat": joined.seat, "token": joined.token, "moves": joined.moves,
             "state": joined.state}  # fmt: skip

@@ -23,7 +23,7 @@ from .helpers import bearer, create, human_vs_bot
 from .sse import LiveReader, raw_events, records
 from .support import MOVE_FIELDS, assert_problem, finished_bot_game, moves, view
 
-RECORD_NAMES = {"joined", "dealt", "move", "round", "timeout", "resigned", "over"}
+RECORD_NAMES = {"joined", "dealt", "move", "round", "timeout", "resigned", "over", "rematch"}
 SPEC = committed_spec()
 SPEC_REGISTRY: Registry[Any] = Registry().with_resource(
     "urn:basra", Resource.from_contents(SPEC, default_specification=DRAFT202012)
@@ -140,7 +140,8 @@ def test_no_record_carries_a_hand_the_stock_a_legal_move_or_a_seed(client):
 
 
 def every_kind_of_record(client: Any) -> list[dict[str, str]]:
-    """The streams of a game played to its end and of one joined, timed out and resigned."""
+    """The streams of a game played to its end and of one joined, timed out, resigned and
+    offered a rematch."""
     finished = finished_bot_game(client, [{"bot": "greedy"}, {"bot": "random"}])
     clocked = create(client, [{"name": "Amira"}, {"open": True}], rules={"turn_seconds": 30})
     url = f"/games/{clocked['id']}"
@@ -150,6 +151,8 @@ def every_kind_of_record(client: Any) -> list[dict[str, str]]:
         assert client.get(url).get_json()["version"] > joined.get_json()["state"]["version"]
     resigned = client.post(f"{url}/resign", headers=bearer(clocked["seats"][0]["token"]))
     assert resigned.status_code == 201, resigned.get_json()
+    rematch = client.post(f"{url}/rematch", headers=bearer(clocked["seats"][0]["token"]))
+    assert rematch.status_code == 201, rematch.get_json()
     return [
         event
         for game_id in (finished["id"], clocked["id"])
