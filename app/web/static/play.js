@@ -154,9 +154,42 @@ async function showLobby() {
   }
 }
 
-// The games this browser holds a seat in: opponents, score, when, and whose turn, from each
-// game's own view.
+// The player's games (API.md 23: opponents, scores, when, whose turn), newest first; without a
+// player, the games this browser holds a seat in, each from its own view.
 function listMyGames() {
+  ensurePlayer()
+    .then((player) => api("GET", `/players/${encodeURIComponent(player.id)}/games?limit=8`, { token: player.token })
+      .then(({ data }) => ({ player, games: (data && data.games) || [] })))
+    .then(({ player, games }) => {
+      if (!games.length || !games.every((g) => Array.isArray(g.players))) {
+        listLocalGames();
+        return;
+      }
+      $("my-games-list").replaceChildren(...games.map((g) => el("li", { "data-game": g.id, class: g.your_turn ? "your-turn" : "" },
+        ...historyEntry(g, player.id))));
+      $("my-games").hidden = false;
+    })
+    .catch(() => listLocalGames());
+}
+
+// One line of a player's games: "vs Omar · 12 : 30 · 5 December, 14:02 · your turn".
+function historyEntry(g, me) {
+  const mine = (g.players || []).find((p) => p.player === me);
+  const mySide = mine ? mine.seat % 2 : 0;
+  const others = (g.players || []).filter((p) => p.player !== me)
+    .map((p) => (p.bot ? seatName({ seats: g.players.map((q) => ({ ...q, name: q.bot ? null : q.name })) }, p.seat) : p.name || t("seat.open")));
+  const names = others.flatMap((name, index) => (index ? [t("side.joiner"), el("bdi", { text: name })] : [el("bdi", { text: name })]));
+  const scores = Array.isArray(g.scores) ? [g.scores[mySide], ...g.scores.filter((_, side) => side !== mySide)].map((s) => num(s ?? 0)).join(" : ") : "";
+  const status = g.your_turn ? t("games.your_turn") : g.result ? t(`games.result.${g.result}`) : t(`games.status.${g.status}`);
+  const href = g.status === "finished" ? `/replay/${encodeURIComponent(g.id)}` : `/play/${encodeURIComponent(g.id)}`;
+  return [
+    el("a", { href }, ...tx("games.versus", { names: el("span", {}, ...names) })),
+    el("span", { class: "muted" }, ` \u00b7 ${scores}${g.updated_at ? ` \u00b7 ${dateTime(g.updated_at)}` : ""} \u00b7 `),
+    el("span", { class: `game-status ${g.your_turn ? "your-turn" : ""}`, text: status }),
+  ];
+}
+
+function listLocalGames() {
   const items = [];
   for (let i = 0; i < localStorage.length; i += 1) {
     const key = localStorage.key(i);
@@ -747,15 +780,16 @@ async function rematch(button) {
   button.disabled = true;
   try {
     const { data } = await api("POST", `/games/${encodeURIComponent(game.id)}/rematch`, { token: game.token });
-    const seat = loadSeat(game.id);
-    if (seat) saveSeat(data.id, seat.seat, seat.token);
+    // The caller sits where it sat: its seat comes back with a token of its own.
     const player = await ensurePlayer().catch(() => null);
-    const held = player && (data.seats || []).find((s) => s.player === player.id);
-    if (held) saveSeat(data.id, held.seat, player.token);
+    const mine = (data.seats || []).find((s) => s.token) || null;
+    if (mine) saveSeat(data.id, mine.seat, mine.token);
+    else keepSeat(data.id, data.seats, player);
     history.pushState({}, "", `/play/${encodeURIComponent(data.id)}`);
     if (game.live) game.live.stop();
     game.live = null;
-    await openGame(data.id);
+    game.ratingBefore = null;
+    await openGame(data.id, data.state || null, data.moves || []);
   } catch (err) {
     showError(err);
     button.disabled = false;

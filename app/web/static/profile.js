@@ -105,7 +105,10 @@ function historyItem(game) {
     .map((p) => p.name || (p.bot ? t("bot.name", { level: botLevel(p.bot) }) : t("seat.open")));
   const names = others.flatMap((n, i) => (i ? [t("side.joiner"), el("bdi", { text: n })] : [el("bdi", { text: n })]));
   const label = names.length ? tx("games.versus", { names: el("span", {}, ...names) }) : [t("games.a_game")];
-  const scores = Array.isArray(game.scores) ? ` \u00b7 ${game.scores.map((s) => num(s)).join(" : ")}` : "";
+  const own = (game.players || []).find((p) => p.player === profile.id);
+  const side = own ? own.seat % 2 : 0;
+  const ordered = Array.isArray(game.scores) ? [game.scores[side], ...game.scores.filter((_, s) => s !== side)] : null;
+  const scores = ordered ? ` \u00b7 ${ordered.map((s) => num(s ?? 0)).join(" : ")}` : "";
   const when = game.updated_at ? ` \u00b7 ${dateTime(game.updated_at)}` : "";
   return el("li", { class: `game result-${game.result || "none"}`, "data-game": game.id },
     el("a", { href }, ...label),
