@@ -52,7 +52,7 @@ def fits(page: Any) -> None:
 
 
 def test_a_tap_shows_what_a_card_would_take_and_a_second_tap_plays_it(
-    api: Any, new_page: Any, open_seat: Any
+    api: Any, new_page: Any, open_seat: Any, screenshot: Any
 ) -> None:
     created = api.create([{"name": "Tam"}, {"bot": "greedy"}])
     seat = next(s for s in created["seats"] if s.get("token"))
@@ -74,6 +74,7 @@ def test_a_tap_shows_what_a_card_would_take_and_a_second_tap_plays_it(
     assert "would take" in page.text_content("#caption")
     assert page.is_visible("#play-selected")
     assert version(page) == before  # nothing was played by the first tap
+    screenshot(page, "table-en")
 
     # Another card: the selection moves, still nothing played.
     other = next(c for c in view["hand"] if c != card)
@@ -119,8 +120,6 @@ def test_a_whole_game_in_arabic_on_a_phone_reads_right_to_left(
         # The clock and Resign are there, in Arabic, under the hand.
         assert page.text_content("#clock").startswith(ar["clock.yours"])
         assert page.text_content("#resign") == ar["resign.button"]
-        if turn == 2:
-            screenshot(page, "table-ar")
         hand = page.eval_on_selector_all("#hand button", "bs => bs.map(b => b.dataset.card)")
         # The first card of the hand sits at the right: the hand reads right to left.
         boxes = [page.locator(f'#hand button[data-card="{c}"]').bounding_box() for c in hand]
@@ -128,6 +127,8 @@ def test_a_whole_game_in_arabic_on_a_phone_reads_right_to_left(
             assert boxes[0]["x"] > boxes[-1]["x"]
         before = version(page)
         page.tap(f'#hand button[data-card="{hand[0]}"]')
+        if turn == 2:
+            screenshot(page, "table-ar")  # a card selected: what it would take, in Arabic
         page.tap(f'#hand button[data-card="{hand[0]}"]')
         wait_for_new_version(page, before)
     else:
