@@ -38,8 +38,15 @@ export function playerId() {
 
 // The player this browser plays as: the stored one if the server still knows its token, else a
 // new guest (a server that lost its database, or a token revoked, starts a new one).
-export async function ensurePlayer() {
-  if (current) return current;
+let pending = null; // the request under way: callers at the same moment share one guest
+
+export function ensurePlayer() {
+  if (current) return Promise.resolve(current);
+  if (!pending) pending = findPlayer().finally(() => { pending = null; });
+  return pending;
+}
+
+async function findPlayer() {
   const mine = stored();
   if (mine) {
     try {
