@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from app.engine.catalog import rule_options
+
 STATIC = Path(__file__).resolve().parents[2] / "app" / "web" / "static"
 CATALOGUES = STATIC / "i18n"
 LANGUAGES = ["en", "ar", "zu", "sw", "si", "tl", "gu"]
@@ -110,6 +112,11 @@ def test_the_keys_built_from_data_cover_what_the_api_sends() -> None:
         assert f"games.status.{status}" in english
     for result in ["won", "lost", "drawn"]:
         assert f"games.result.{result}" in english
+    for option in rule_options():  # the house rules GET /rules offers
+        name = option["name"]
+        assert f"rule.{name}.label" in english and f"rule.{name}.help" in english, name
+        for value in option.get("values") or []:
+            assert f"rule.{name}.{value}" in english and f"rule.{name}.{value}.help" in english
     for suffix in ["took", "trailed"]:
         for who in ["you", "other", "timeout_you", "timeout_other"]:
             assert f"move.{who}.{suffix}" in english

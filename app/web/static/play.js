@@ -2,8 +2,11 @@
 // (or polling) says when something changed, GET /games/{id} with If-None-Match fetches the view,
 // and the moves of each change are played back one by one so bot plays can be followed.
 import { api, loadSeat, saveSeat, cardText, el, errorText, seatName, timedOutMoves } from "./basra.js";
-import { dateTime, initI18n, nm, num, t, tx } from "./i18n.js";
+import { initI18n, t, tx } from "./i18n.js";
 import { showRoundSummary } from "./summary.js";
+import { tickClocks } from "./clock.js";
+import { listMyGames, listOpenGames } from "./gamelists.js";
+import { clone, step } from "./playback.js";
 import { sounds } from "./sound.js";
 import { gameRequest, loadLobby } from "./lobby.js";
 import { ensurePlayer, playerToken, ratingText, renamePlayer, refreshPlayer, ratingChange } from "./player.js";
@@ -11,7 +14,7 @@ import { BOT_AFTER_SECONDS, cancelSeek, startSeek } from "./seek.js";
 import { Live } from "./live.js";
 import {
   highlight, isSeated, moveKey, moveNodes, renderFloor, renderHand, renderLog, renderResult, renderRounds,
-  renderScoreboard, renderSeats, renderStock, renderTurn, sideOfSeat, yourTurn,
+  renderScoreboard, renderSeats, renderStock, renderTurn, yourTurn,
 } from "./table.js";
 
 const $ = (id) => document.getElementById(id);
@@ -151,98 +154,6 @@ async function showLobby() {
     await loadLobby();
   } catch (err) {
     showError(err);
-  }
-}
-
-// The player's games (API.md 23: opponents, scores, when, whose turn), newest first; without a
-// player, the games this browser holds a seat in, each from its own view.
-function listMyGames() {
-  ensurePlayer()
-    .then((player) => api("GET", `/players/${encodeURIComponent(player.id)}/games?limit=8`, { token: player.token })
-      .then(({ data }) => ({ player, games: (data && data.games) || [] })))
-    .then(({ player, games }) => {
-      if (!games.length || !games.every((g) => Array.isArray(g.players))) {
-        listLocalGames();
-        return;
-      }
-      $("my-games-list").replaceChildren(...games.map((g) => el("li", { "data-game": g.id, class: g.your_turn ? "your-turn" : "" },
-        ...historyEntry(g, player.id))));
-      $("my-games").hidden = false;
-    })
-    .catch(() => listLocalGames());
-}
-
-// One line of a player's games: "vs Omar · 12 : 30 · 5 December, 14:02 · your turn".
-function historyEntry(g, me) {
-  const mine = (g.players || []).find((p) => p.player === me);
-  const mySide = mine ? mine.seat % 2 : 0;
-  const others = (g.players || []).filter((p) => p.player !== me)
-    .map((p) => (p.bot ? seatName({ seats: g.players.map((q) => ({ ...q, name: q.bot ? null : q.name })) }, p.seat) : p.name || t("seat.open")));
-  const names = others.flatMap((name, index) => (index ? [t("side.joiner"), el("bdi", { text: name })] : [el("bdi", { text: name })]));
-  const scores = Array.isArray(g.scores) ? [g.scores[mySide], ...g.scores.filter((_, side) => side !== mySide)].map((s) => num(s ?? 0)).join(" : ") : "";
-  const status = g.your_turn ? t("games.your_turn") : g.result ? t(`games.result.${g.result}`) : t(`games.status.${g.status}`);
-  const href = g.status === "finished" ? `/replay/${encodeURIComponent(g.id)}` : `/play/${encodeURIComponent(g.id)}`;
-  return [
-    el("a", { href }, ...tx("games.versus", { names: el("span", {}, ...names) })),
-    el("span", { class: "muted" }, ` \u00b7 ${scores}${g.updated_at ? ` \u00b7 ${dateTime(g.updated_at)}` : ""} \u00b7 `),
-    el("span", { class: `game-status ${g.your_turn ? "your-turn" : ""}`, text: status }),
-  ];
-}
-
-function listLocalGames() {
-  const items = [];
-  for (let i = 0; i < localStorage.length; i += 1) {
-    const key = localStorage.key(i);
-    if (key && key.startsWith("basra:seat:")) items.push(key.slice("basra:seat:".length));
-  }
-  const ids = items.slice(-8).reverse();
-  $("my-games-list").replaceChildren(...ids.map((id) => el("li", { "data-game": id },
-    el("a", { href: `/play/${encodeURIComponent(id)}`, text: t("games.loading") }))));
-  $("my-games").hidden = items.length === 0;
-  for (const id of ids) {
-    const seat = loadSeat(id);
-    api("GET", `/games/${encodeURIComponent(id)}`, { token: seat && seat.token })
-      .then(({ data }) => {
-        const item = $("my-games-list").querySelector(`li[data-game="${CSS.escape(id)}"]`);
-        if (item) item.replaceChildren(...gameEntry(data, id));
-      })
-      .catch(() => {
-        const item = $("my-games-list").querySelector(`li[data-game="${CSS.escape(id)}"]`);
-        if (item) item.remove();
-      });
-  }
-}
-
-// "vs Omar · 12 : 30 · your turn": a line of a game list, from the game's view.
-export function gameEntry(view, id) {
-  const you = view.you;
-  const mySide = typeof you === "number" ? sideOfSeat(view, you) : 0;
-  const others = (view.seats || []).filter((s) => s.seat !== you).map((s) => seatName(view, s.seat));
-  const names = others.flatMap((name, index) => (index ? [t("side.joiner"), el("bdi", { text: name })] : [el("bdi", { text: name })]));
-  const scores = (view.sides || []).slice().sort((a, b) => (a.side === mySide ? -1 : b.side === mySide ? 1 : 0))
-    .map((s) => num(s.score ?? 0)).join(" : ");
-  const status = view.status === "active" && view.turn === you && typeof you === "number" ? t("games.your_turn")
-    : t(`games.status.${view.status}`);
-  return [
-    el("a", { href: `/play/${encodeURIComponent(id)}` }, ...tx("games.versus", { names: el("span", {}, ...names) })),
-    el("span", { class: "muted" }, ` \u00b7 ${scores} \u00b7 `),
-    el("span", { class: `game-status ${view.status === "active" && view.turn === you ? "your-turn" : ""}`, text: status }),
-  ];
-}
-
-async function listOpenGames() {
-  try {
-    const { data } = await api("GET", "/games?status=waiting&limit=10");
-    const games = (data && data.games) || [];
-    $("open-games-list").replaceChildren(...games.filter((g) => g && g.id).map((g) => {
-      const names = (g.seats || []).filter((s) => s.name || s.bot).map((s) => seatName(g, s.seat));
-      const who = names.flatMap((name, index) => (index ? [t("list.comma"), el("bdi", { text: name })] : [el("bdi", { text: name })]));
-      return el("li", {}, el("a", { href: `/play/${encodeURIComponent(g.id)}` },
-        ...tx("games.open", { names: el("span", {}, ...who), count: (g.seats || []).length })));
-    }));
-    $("open-games").hidden = $("open-games-list").children.length === 0;
-  } catch (err) {
-    $("open-games").hidden = true; // the lobby works without the list
   }
 }
 
@@ -386,43 +297,7 @@ function enqueue(view) {
   return game.queue;
 }
 
-// ---- playing moves back one at a time --------------------------------------------------------
-
-function clone(value) {
-  return JSON.parse(JSON.stringify(value));
-}
-
-// The view after `move`, worked out from the one before (public facts only).
-function step(before, move, final) {
-  const next = clone(before);
-  const count = (next.seats || []).length;
-  const seat = (next.seats || []).find((s) => s.seat === move.seat);
-  if (seat) seat.hand_size = Math.max(0, (seat.hand_size ?? 0) - 1);
-  if (isSeated(next) && move.seat === next.you) next.hand = (next.hand || []).filter((c) => c !== move.card);
-  const side = (next.sides || []).find((s) => (s.seats || []).includes(move.seat));
-  if (move.captured && move.captured.length) {
-    const taken = new Set(move.captured);
-    next.floor = (next.floor || []).filter((c) => !taken.has(c));
-    if (side) {
-      side.captured = (side.captured ?? 0) + move.captured.length + 1;
-      if (move.basra === "basra") side.basras = (side.basras ?? 0) + 1;
-      if (move.basra === "jack_basra") side.jack_basras = (side.jack_basras ?? 0) + 1;
-    }
-  } else {
-    next.floor = [...(next.floor || []), move.card];
-  }
-  next.last_move = move;
-  next.turn = count ? (move.seat + 1) % count : null;
-  delete next.legal_moves;
-  delete next.deadline;
-  if ((next.seats || []).every((s) => !s.hand_size) && next.stock > 0) {
-    // a new deal of four cards each, within the round
-    for (const s of next.seats) s.hand_size = 4;
-    next.stock = Math.max(0, next.stock - 4 * count);
-    if (isSeated(next)) next.hand = final.round === next.round ? [...(final.hand || [])] : [];
-  }
-  return next;
-}
+// ---- playing moves back one at a time (playback.js works out each step) ----------------------
 
 async function present(view) {
   const previous = game.shown;
@@ -594,40 +469,10 @@ function drawTools(view, final) {
   $("clock").hidden = !(final && clockOn);
   if (final) {
     $("clock").dataset.deadline = clockOn ? view.deadline : "";
-    tickClocks();
+    tickClocks(game.shown);
   }
   // Resigning came with the turn clock (API.md 13-14): a view with `deadline` offers it.
   $("resign").hidden = !(isSeated(view) && view.status === "active" && "deadline" in view);
-}
-
-// A turn clock counts down in minutes and seconds; a game without one has only the idle limit
-// (a day by default), told as the time the seat to move forfeits.
-export function clockText(deadline) {
-  const left = Math.max(0, Date.parse(deadline) - Date.now());
-  const seconds = Math.ceil(left / 1000);
-  const two = (n) => num(n, { minimumIntegerDigits: 2 });
-  if (seconds >= 3600) return { seconds, text: t("clock.forfeit_at", { time: dateTime(deadline) }), idle: true };
-  return { seconds, text: `${num(Math.floor(seconds / 60))}:${two(seconds % 60)}`, idle: false };
-}
-
-function tickClocks() {
-  const clock = $("clock");
-  const view = game.shown;
-  if (!clock.hidden && clock.dataset.deadline && view) {
-    const { seconds, text, idle } = clockText(clock.dataset.deadline);
-    let whose;
-    if (idle) whose = yourTurn(view) ? [t("clock.you_idle")] : tx("clock.other_idle", { who: nm(seatName(view, view.turn)) });
-    else whose = yourTurn(view) ? [t("clock.yours")] : tx("clock.other", { who: nm(seatName(view, view.turn)) });
-    clock.replaceChildren(...whose, " ", el("span", { class: "clock-time", text }));
-    clock.dataset.seconds = String(seconds);
-    clock.dataset.idle = String(idle);
-    clock.classList.toggle("low", !idle && seconds <= 10);
-  }
-  for (const node of document.querySelectorAll(".seat-clock[data-deadline]")) {
-    const { seconds, text, idle } = clockText(node.dataset.deadline);
-    node.textContent = idle ? "" : ` \u00b7 ${text}`;
-    node.classList.toggle("low", !idle && seconds <= 10);
-  }
 }
 
 // ---- acting ---------------------------------------------------------------------------------------
@@ -824,7 +669,7 @@ async function start() {
   document.addEventListener("visibilitychange", () => { if (!document.hidden && game.baseTitle) document.title = game.baseTitle; });
   document.addEventListener("keydown", onKey);
   window.addEventListener("popstate", () => location.reload());
-  game.clockTimer = setInterval(tickClocks, 250);
+  game.clockTimer = setInterval(() => tickClocks(game.shown), 250);
 
   const match = location.pathname.match(/^\/play\/([^/]+)\/?$/);
   if (match) {
