@@ -74,3 +74,27 @@ def test_a_rematch_from_the_result_seats_the_player_again(
     assert view["seats"][0]["name"] == "Omar" and view["seats"][1]["bot"] == "greedy"
     old = api.call("GET", f"/games/{game_id}")
     assert old["status"] == "finished"
+
+
+def test_a_rematch_asked_for_by_the_other_player_is_offered_and_taken(
+    api: Any, live_server_url: str, new_page: Any
+) -> None:
+    amira = api.call("POST", "/players", {"name": "Amira"})
+    badr = api.call("POST", "/players", {"name": "Badr"})
+    created = api.call(
+        "POST", "/games", {"players": [{"player": "me"}, {"open": True}]}, amira["token"]
+    )
+    api.call("POST", f"/games/{created['id']}/join", {"invite": created["invite"]}, badr["token"])
+    api.call("POST", f"/games/{created['id']}/resign", None, badr["token"])
+    page = new_page()
+    as_player(page, badr)
+    page.goto(f"{live_server_url}/play/{created['id']}")
+    page.wait_for_selector("#rematch")
+    assert page.get_attribute("#rematch", "data-offered") is None
+    made = api.call("POST", f"/games/{created['id']}/rematch", None, amira["token"])
+    page.wait_for_selector("#rematch-offer", timeout=10_000)
+    assert page.text_content("#rematch") == "Accept the rematch"
+    page.click("#rematch")
+    page.wait_for_url(re.compile(rf"/play/{made['id']}$"))
+    page.wait_for_selector('#game[data-status="active"][data-you="1"]')
+    assert api.view(made["id"], badr["token"])["you"] == 1

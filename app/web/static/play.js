@@ -228,7 +228,9 @@ async function openGame(id, initialView = null, initialMoves = []) {
   game.shownN = game.moves.length ? game.moves[game.moves.length - 1].n : 0;
   game.view = view;
   labelGame(view);
+  game.rematchOffer = null;
   draw(view, { final: true });
+  watchRematch(view);
   $("status").textContent = ""; // "Creating the game..." is done
   startLive(view);
   loadTimeouts().catch(() => {}); // the log shows without the marks
@@ -348,6 +350,7 @@ async function present(view) {
   if (view.status !== "active" && view.status !== "waiting" && /\binfo\b/.test($("notice").className)) setStatus("");
   draw(view, { final: true });
   signalTurn(view, previous);
+  watchRematch(view);
   if (view.status === "finished" && previous && previous.status === "active") afterGame(view);
   if (game.live) game.live.seen(view.version);
   if ((view.status === "finished" || view.status === "cancelled") && game.live) {
@@ -612,12 +615,40 @@ function selectCard(code) {
   draw(game.view, { final: true });
 }
 
-// What the result panel adds below the headline: the rematch button for a seat.
+// What the result panel adds below the headline: the rematch button for a seat, which says so
+// once another seat has asked for one.
 function resultExtras(view) {
   if (!isSeated(view) || view.status !== "finished") return [];
-  const button = el("button", { id: "rematch", type: "button", class: "primary", text: t("result.rematch") });
+  const offered = game.rematchOffer && game.rematchOffer.from === (view.id || game.id);
+  const button = el("button", { id: "rematch", type: "button", class: "primary",
+    "data-offered": offered ? "true" : null, text: t(offered ? "result.rematch_accept" : "result.rematch") });
   button.addEventListener("click", () => rematch(button));
-  return [el("p", { class: "result-rematch" }, button)];
+  const parts = [button];
+  if (offered) parts.unshift(el("span", { id: "rematch-offer", class: "rematch-offer", text: t("result.rematch_offered") }), " ");
+  return [el("p", { class: "result-rematch" }, ...parts)];
+}
+
+// After a game with other people at the table: its log says when one of them asks for a rematch
+// (RematchOffered). Looked at every few seconds while the offer could stand (5 minutes).
+async function watchRematch(view) {
+  const id = view.id || game.id;
+  const people = (view.seats || []).filter((s) => !s.bot && s.seat !== view.you).length;
+  if (!isSeated(view) || view.status !== "finished" || !people || game.rematchWatch === id) return;
+  game.rematchWatch = id;
+  for (let round = 0; round < 100 && game.id === id && !game.rematchOffer; round += 1) {
+    try {
+      const { data } = await api("GET", `/games/${encodeURIComponent(id)}/events?after=0`);
+      const offer = ((data && data.events) || []).find((e) => e.type === "RematchOffered");
+      if (offer && game.id === id) {
+        game.rematchOffer = { from: id, to: offer.data && offer.data.game_id };
+        renderResult(game.view, game.id, resultExtras(game.view));
+        return;
+      }
+    } catch (err) {
+      // try again at the next look
+    }
+    await sleep(3000);
+  }
 }
 
 // POST /games/{id}/rematch: every seat's call gets the same new game (API.md 23).
