@@ -237,3 +237,20 @@ def test_two_bots_of_one_level_have_names_of_their_own(
         "#opponents .seat-name .name", "ns => ns.map(n => n.textContent)"
     )
     assert sorted(names) == ["Greedy bot 1", "Greedy bot 2", "Random bot"]
+
+
+@pytest.mark.parametrize("locale", ["en-US", "ar-EG", "zu-ZA", "sw-TZ", "si-LK", "fil-PH", "gu-IN"])
+def test_the_table_fits_a_phone_in_every_language(
+    api: Any, new_page: Any, open_seat: Any, locale: str
+) -> None:
+    bots = [{"bot": "expert"}, {"bot": "expert"}, {"bot": "skilled"}]
+    created = api.create([{"name": "Long Name Of A Player"}, *bots])
+    seat = next(s for s in created["seats"] if s.get("token"))
+    page = new_page(PHONE, locale=locale, touch=True)
+    open_seat(page, created["id"], seat)
+    page.wait_for_selector("#game[data-your-turn=true]")
+    fits(page)
+    page.tap("#hand button >> nth=0")  # the preview and the Play button fit too
+    fits(page)
+    for box in [b.bounding_box() for b in page.locator("#hand button, #play-selected").all()]:
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
