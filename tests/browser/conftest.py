@@ -168,11 +168,24 @@ def new_page(browser: Any) -> Iterator[Callable[..., Any]]:
     contexts: list[Any] = []
     errors: list[str] = []
 
-    def make(viewport: dict[str, int] | None = None, pace: int = 0) -> Any:
-        """``pace``: milliseconds per bot play shown (0 shows every answer at once)."""
-        context = browser.new_context(viewport=viewport or DESKTOP)
+    def make(
+        viewport: dict[str, int] | None = None,
+        pace: int = 0,
+        locale: str = "en-US",
+        touch: bool = False,
+        summary_seconds: int = 0,
+    ) -> Any:
+        """``pace``: milliseconds per bot play shown (0 shows every answer at once);
+        ``locale``: the browser's language; ``touch``: a phone's touch screen (no hover);
+        ``summary_seconds``: how long a round's summary waits for "Continue"."""
+        context = browser.new_context(
+            viewport=viewport or DESKTOP, locale=locale, has_touch=touch, is_mobile=touch
+        )
         context.set_default_timeout(TIMEOUT_MS)
-        context.add_init_script(f"localStorage.setItem('basra:pace', '{int(pace)}');")
+        context.add_init_script(
+            f"localStorage.setItem('basra:pace', '{int(pace)}');"
+            f"localStorage.setItem('basra:summary-seconds', '{int(summary_seconds)}');"
+        )
         contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda exc: errors.append(str(exc)))

@@ -143,8 +143,52 @@ def test_a_player_renames_itself_on_its_profile(
     page.click("#rename-save")
     page.wait_for_function("() => document.querySelector('#profile-name').textContent === 'Yara'")
     assert api.call("GET", f"/players/{player['id']}")["name"] == "Yara"
+    page.wait_for_function("() => document.querySelector('#me-link bdi').textContent === 'Yara'")
     other = new_page()
     other.goto(f"{live_server_url}/profile/{player['id']}")
     other.wait_for_selector("#main[data-ready=true]")
     assert other.text_content("#profile-name") == "Yara"
     assert other.is_hidden("#rename-form")  # someone else's page
+
+
+def test_the_header_is_current_on_a_game_link_and_after_a_rated_game(
+    api: Any, live_server_url: str, new_page: Any
+) -> None:
+    player = api.call("POST", "/players", {"name": "Hoda"})
+    created = api.call(
+        "POST", "/games",
+        {"players": [{"player": "me"}, {"bot": "random"}], "rated": True,
+         "rules": {"target_score": 1}},
+        player["token"],
+    )  # fmt: skip
+    page = new_page()
+    as_player(page, player)
+    page.goto(f"{live_server_url}/play/{created['id']}")
+    page.wait_for_selector("#me-link:not([hidden]) bdi")  # present on a /play link too
+    assert page.text_content("#me-link bdi") == "Hoda"
+    shown_before = page.text_content("#me-link .me-rating")
+    for _ in range(200):
+        page.wait_for_function(
+            """() => ['finished'].includes(document.querySelector('#game').dataset.status)
+                     || document.querySelector('#game').dataset.yourTurn === 'true'"""
+        )
+        if page.get_attribute("#game", "data-status") == "finished":
+            break
+        before = page.get_attribute("#game", "data-version")
+        page.keyboard.press("1")
+        page.wait_for_function(
+            """old => document.querySelector('#game').dataset.version !== old
+                     || document.querySelector('#game').dataset.status === 'finished'""",
+            arg=before,
+        )
+    rating = api.call("GET", f"/players/{player['id']}")["rating"]
+    after = rating["value"]
+    game = api.call("GET", f"/players/{player['id']}/games")["games"][0]
+    delta = after - game["rating_before"]
+    page.wait_for_selector("#rating-change")
+    sign = "+" if delta > 0 else "\u2212"
+    expected = f"{sign}{abs(delta):.1f}"
+    assert page.text_content("#me-link .rating-change") == expected
+    assert page.text_content("#rating-change") == f"Your rating: {expected}"
+    now = f"{after:.1f}{'?' if rating['provisional'] else ''}"
+    assert page.text_content("#me-link .me-rating") == now != shown_before

@@ -82,3 +82,34 @@ def test_the_replay_of_a_game_with_a_fixed_deck_says_so(
     if "custom_deck" in fairness:  # API.md 16
         page.wait_for_selector("#fairness-data dt")
         assert "fixed by the game's creator" in page.text_content("#fairness-data")
+
+
+def test_the_replay_ends_with_the_resignation_and_says_when_nobody_gave_a_seed(
+    api: Any, live_server_url: str, new_page: Any
+) -> None:
+    created = api.create([{"name": "Rana"}, {"bot": "greedy"}], rules={"turn_seconds": 60})
+    seat = next(s for s in created["seats"] if s.get("token"))
+    view = created["state"]
+    for _ in range(3):  # a few cards, then the seat resigns
+        if view["turn"] == view["you"]:
+            view = api.call(
+                "POST", f"/games/{created['id']}/moves", {"card": view["hand"][0]}, seat["token"]
+            )["state"]
+        else:
+            view = api.view(created["id"], seat["token"])
+    api.call("POST", f"/games/{created['id']}/resign", None, seat["token"])
+    page = new_page()
+    page.goto(f"{live_server_url}/replay/{created['id']}")
+    page.wait_for_selector("#replay[data-total]")
+    page.keyboard.press("End")
+    total = page.get_attribute("#replay", "data-total")
+    at_step(page, int(str(total)))
+    page.wait_for_function(
+        "() => document.querySelector('#next-move').textContent.includes('resigned')"
+    )
+    assert "(Rana resigned)" in page.text_content("#next-move")
+    page.wait_for_function(
+        "() => document.querySelector('#fairness-data').textContent.includes('Client seed')"
+    )
+    data = page.text_content("#fairness-data")
+    assert "(none: nobody gave a seed)" in data and "|" not in data.split("Client seed")[1][:5]

@@ -1,8 +1,10 @@
 // Shared by the play and replay pages: the HTTP client (API.md only) and card drawing.
+import { el } from "./dom.js";
+import { has, nm, num, t, tx } from "./i18n.js";
+
+export { el };
 
 const SUIT_SYMBOL = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
-const SUIT_NAME = { S: "spades", H: "hearts", D: "diamonds", C: "clubs" };
-const RANK_NAME = { A: "ace", J: "jack", Q: "queen", K: "king" };
 
 export class ApiError extends Error {
   constructor(status, problem) {
@@ -27,7 +29,7 @@ export async function api(method, path, { body, token, headers = {} } = {}) {
   try {
     response = await fetch(path, init);
   } catch (err) {
-    throw new ApiError(0, { title: "Network error", detail: "the server could not be reached" });
+    throw new ApiError(0, { title: "Network error", detail: "the server could not be reached", code: "network" });
   }
   if (response.status === 304) return { status: 304, data: null, headers: response.headers };
   const text = await response.text();
@@ -69,39 +71,40 @@ export function parseCard(code) {
   return { rank: text.slice(0, -1), suit: text.slice(-1) };
 }
 
-export function cardName(code) {
-  const { rank, suit } = parseCard(code);
-  return `${RANK_NAME[rank] || rank} of ${SUIT_NAME[suit] || suit}`;
+// A problem from the API in the page's language, from its stable `code`; the server's own
+// English words only where the catalogue has no message for the code.
+export function errorText(err) {
+  if (err instanceof ApiError) {
+    if (err.code && has(`error.${err.code}`)) return t(`error.${err.code}`);
+    if (err.status >= 500) return t("error.server");
+    return err.message;
+  }
+  return String(err && err.message ? err.message : err);
 }
 
+// "9 of hearts" in the page's language: the words players of that language use for the suits
+// and the court cards.
+export function cardName(code) {
+  const { rank, suit } = parseCard(code);
+  const rankName = /^[AJQK]$/.test(rank) ? t(`rank.${rank}`) : num(Number(rank));
+  return t("card.name", { rank: rankName, suit: t(`suit.${suit}`) });
+}
+
+// "9♥". On a right-to-left page each card is isolated left to right (U+2066 ... U+2069), so the
+// suit stays after the rank and a list of cards keeps its order.
 export function cardText(code) {
   const { rank, suit } = parseCard(code);
-  return rank + (SUIT_SYMBOL[suit] || suit);
+  const text = rank + (SUIT_SYMBOL[suit] || suit);
+  return document.documentElement.dir === "rtl" ? `\u2066${text}\u2069` : text;
 }
 
 export function cardsText(codes) {
-  return codes && codes.length ? codes.map(cardText).join(" ") : "nothing";
+  return codes && codes.length ? codes.map(cardText).join(" ") : t("move.nothing");
 }
 
 export function isRed(code) {
   const { suit } = parseCard(code);
   return suit === "H" || suit === "D";
-}
-
-export function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key === "class") node.className = value;
-    else if (key === "text") node.textContent = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value === true ? "" : String(value));
-  }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
 }
 
 // A card face: rank and suit in the corners, a large suit symbol in the middle.
@@ -123,23 +126,61 @@ export function cardBack(extraClass = "") {
   return el("div", { class: `card back ${extraClass}`.trim(), "aria-hidden": "true" });
 }
 
+// A seat's name: the player's, a bot's level name, numbered where two bots of one level play.
 export function seatName(view, seat) {
   const entry = (view.seats || []).find((s) => s.seat === seat);
-  if (!entry) return `Seat ${seat}`;
+  if (!entry) return t("seat.number", { n: seat + 1 });
+  // A bot's name is its level's, in the page's language (the server's English name is not shown).
+  if (entry.bot) {
+    const same = (view.seats || []).filter((s) => s.bot === entry.bot);
+    const level = botLevel(entry.bot);
+    if (same.length < 2) return t("bot.name", { level });
+    return t("bot.numbered", { level, n: same.findIndex((s) => s.seat === seat) + 1 });
+  }
   if (entry.name) return entry.name;
-  if (entry.bot) return `${entry.bot} bot`;
-  return "(open seat)";
+  return t("seat.open");
+}
+
+export function botLevel(level) {
+  return has(`bot.level.${level}`) ? t(`bot.level.${level}`) : String(level);
 }
 
 export function sideName(view, side) {
   const seats = (view.seats || []).filter((s) => s.side === side).map((s) => seatName(view, s.seat));
-  return seats.length ? seats.join(" & ") : `Side ${side}`;
+  return seats.length ? seats.join(t("side.joiner")) : t("side.number", { n: side + 1 });
 }
 
-export function describeMove(view, move, you) {
-  if (!move) return "";
-  const who = move.seat === you ? "You" : seatName(view, move.seat);
-  const took = move.captured && move.captured.length ? `took ${cardsText(move.captured)}` : "trailed";
-  const basra = move.basra === "jack_basra" ? " \u2014 JACK BASRA!" : move.basra ? " \u2014 BASRA!" : "";
-  return `${who} played ${cardText(move.card)} and ${took}${basra}`;
+// What a move did, as nodes (names in <bdi>). `timedOut`: the server played it when the seat's
+// time ran out.
+export function describeMove(view, move, you, { who = null, timedOut = false } = {}) {
+  if (!move) return [];
+  const mine = move.seat === you;
+  const name = who || nm(seatName(view, move.seat));
+  const card = cardText(move.card);
+  const took = move.captured && move.captured.length;
+  const params = { who: name, card, cards: cardsText(move.captured || []) };
+  let key;
+  if (timedOut) key = mine ? "move.timeout_you" : "move.timeout_other";
+  else key = mine ? "move.you" : "move.other";
+  const parts = [...tx(`${key}.${took ? "took" : "trailed"}`, params)];
+  if (move.basra === "jack_basra") parts.push(" \u2014 ", t("move.jack_basra"));
+  else if (move.basra) parts.push(" \u2014 ", t("move.basra"));
+  return parts;
+}
+
+export function moveString(view, move, you, options) {
+  return describeMove(view, move, you, options).map((p) => (p instanceof Node ? p.textContent : p)).join("");
+}
+
+// The plays the server made for seats whose time ran out, from the game's event log: each
+// TurnTimedOut names the seat and the card, within the round dealt last (see table.js moveKey).
+export function timedOutMoves(events) {
+  const keys = [];
+  let round = 1;
+  for (const { type, data } of events) {
+    if (!data) continue;
+    if (type === "RoundDealt" && typeof data.round === "number") round = data.round;
+    if (type === "TurnTimedOut") keys.push(`${round}:${data.seat}:${String(data.card).toUpperCase()}`);
+  }
+  return keys;
 }

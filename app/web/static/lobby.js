@@ -1,6 +1,7 @@
 // The lobby: a form that can set up any game POST /games accepts. Every allowed value, default
 // and explanation comes from GET /rules; nothing about the rules is typed in here.
-import { api, el } from "./basra.js";
+import { api, el, botLevel } from "./basra.js";
+import { has, num, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 // Options with a place of their own in the form (the target and the turn clock).
@@ -10,7 +11,7 @@ const CLOCK_PRESETS = [15, 30, 60, 120, 300];
 const setup = { catalog: null, players: 2, seats: [], target: null };
 
 export const sideOf = (seat) => seat % 2; // RULES.md 1.1: seats 0 and 2 are side 0
-export const teamName = (side) => (side === 0 ? "Team A" : "Team B");
+export const teamName = (side) => t(side === 0 ? "team.a" : "team.b");
 
 function words(value) {
   return String(value).replaceAll("_", " ");
@@ -25,10 +26,13 @@ function option(name) {
 function seatChoices() {
   const bots = setup.catalog.bots || [];
   return [
-    { value: "you", text: "You" },
-    ...bots.map((b) => ({ value: `bot:${b.level}`, text: `Bot: ${b.level}`,
-      help: b.rating ? `${b.help} (rating ${b.rating})` : b.help })),
-    { value: "open", text: "Open seat", help: "a friend joins by link" },
+    { value: "you", text: t("setup.seat_you") },
+    ...bots.map((b) => {
+      const help = has(`bot.help.${b.level}`) ? t(`bot.help.${b.level}`) : b.help;
+      return { value: `bot:${b.level}`, text: t("setup.seat_bot", { level: botLevel(b.level) }),
+        help: b.rating ? t("setup.bot_rating", { help, rating: ratingFigure(b.rating) }) : help };
+    }),
+    { value: "open", text: t("setup.seat_open"), help: t("setup.seat_open_help") },
   ];
 }
 
@@ -38,10 +42,16 @@ function defaultSeats(count) {
   return Array.from({ length: count }, (_, i) => (i === 0 ? "you" : `bot:${level}`));
 }
 
+// A bot's rating as the API gives it: a number, or a rating object.
+function ratingFigure(rating) {
+  const value = typeof rating === "object" && rating !== null ? rating.value : rating;
+  return typeof value === "number" ? num(value, { maximumFractionDigits: 1 }) : String(value);
+}
+
 function seatTitle(seat) {
-  if (setup.players === 2) return seat === 0 ? "Seat 1" : "Seat 2 (opponent)";
-  const role = seat === 2 ? "partner of seat 1" : seat === 0 ? "" : "opponent";
-  return `Seat ${seat + 1} \u00b7 ${teamName(sideOf(seat))}${role ? ` (${role})` : ""}`;
+  if (setup.players === 2) return t(seat === 0 ? "setup.seat_first" : "setup.seat_opponent", { n: seat + 1 });
+  const role = seat === 2 ? "setup.role_partner" : seat === 0 ? "setup.role_none" : "setup.role_opponent";
+  return t(role, { n: seat + 1, team: teamName(sideOf(seat)) });
 }
 
 function drawSeats() {
@@ -57,8 +67,8 @@ function drawSeats() {
   }));
   const teams = setup.players === 4;
   $("seats-hint").textContent = teams
-    ? "Partners sit across: seats 1 and 3 play against seats 2 and 4."
-    : "Choose who plays each seat.";
+    ? t("setup.hint_teams")
+    : t("setup.hint_two");
   const open = setup.seats.includes("open");
   $("public-row").hidden = !(open && supportsPublic());
   $("rated-row").hidden = !supportsRated();
@@ -86,7 +96,7 @@ function drawPlayerCounts() {
       drawSeats();
     });
     return el("label", { class: "pill" }, input,
-      el("span", { text: count === 4 ? "4 players (2 teams)" : `${count} players` }));
+      el("span", { text: count === 4 ? t("setup.four_teams") : t("setup.players", { count }) }));
   }));
 }
 
@@ -103,14 +113,15 @@ function drawTargets() {
       $("target-custom-row").hidden = value !== "custom";
       if (value === "custom") $("target-custom").focus();
     });
-    const text = value === "custom" ? "Other" : value === String(target.default) ? `${value} (standard)` : value;
+    const text = value === "custom" ? t("setup.other") : value === String(target.default)
+      ? t("setup.standard_value", { value: num(Number(value)) }) : num(Number(value));
     return el("label", { class: "pill" }, input, el("span", { text }));
   });
   $("targets").replaceChildren(...radios);
   const custom = $("target-custom");
   custom.min = String(target.minimum);
   custom.max = String(target.maximum);
-  custom.placeholder = `${target.minimum} to ${target.maximum}`;
+  custom.placeholder = t("setup.range", { low: target.minimum, high: target.maximum });
 }
 
 function chosenTarget() {
@@ -119,7 +130,7 @@ function chosenTarget() {
   if (!picked || picked.value !== "custom") return Number(picked ? picked.value : target.default);
   const value = Number($("target-custom").value);
   if (!Number.isInteger(value) || value < target.minimum || value > target.maximum) {
-    throw new Error(`The target score must be a whole number from ${target.minimum} to ${target.maximum}.`);
+    throw new Error(t("setup.bad_target", { low: target.minimum, high: target.maximum }));
   }
   return value;
 }
@@ -127,25 +138,42 @@ function chosenTarget() {
 // ---- house rules and the clock ----------------------------------------------------------------
 
 function describeDefault(opt) {
-  if (opt.type === "boolean") return opt.default ? "on" : "off";
-  if (opt.default === null || opt.default === undefined) return "none";
-  return words(opt.default);
+  if (opt.type === "boolean") return opt.default ? t("rules.on") : t("rules.off");
+  if (opt.default === null || opt.default === undefined) return t("rules.none");
+  return valueLabel(opt, opt.default);
+}
+
+// The house rules come from GET /rules; their labels and help in the page's language where the
+// catalogue has them (rule.<name>.label, rule.<name>.help, rule.<name>.<value>), else as served.
+function ruleLabel(opt) {
+  return has(`rule.${opt.name}.label`) ? t(`rule.${opt.name}.label`) : opt.label;
+}
+
+function ruleHelp(opt) {
+  return has(`rule.${opt.name}.help`) ? t(`rule.${opt.name}.help`) : opt.help;
+}
+
+function valueLabel(opt, value) {
+  return has(`rule.${opt.name}.${value}`) ? t(`rule.${opt.name}.${value}`) : typeof value === "number" ? num(value) : words(value);
 }
 
 function ruleControl(opt) {
   const id = `rule-${opt.name}`;
   const help = el("small", { class: "rule-help", id: `${id}-help` },
-    opt.help, " ", el("span", { class: "rule-default", text: `Standard: ${describeDefault(opt)}.` }));
+    ruleHelp(opt), " ", el("span", { class: "rule-default", text: t("rules.standard", { value: describeDefault(opt) }) }));
   let control;
   if (opt.type === "choice") {
     control = el("select", { id, "data-rule": opt.name, "aria-describedby": `${id}-help`, disabled: opt.values.length < 2 },
       ...opt.values.map((value) => {
-        const label = `${words(value)}${value === opt.default ? " (standard)" : ""}`;
+        const label = value === opt.default ? t("setup.standard_value", { value: valueLabel(opt, value) }) : valueLabel(opt, value);
         return el("option", { value, text: label, selected: value === opt.default });
       }));
     // What the chosen value does, under the list (an option's own text stays short).
     const note = el("span", { class: "value-note", "aria-live": "polite" });
-    const explain = () => { note.textContent = (opt.value_help || {})[control.value] || ""; };
+    const explain = () => {
+      const key = `rule.${opt.name}.${control.value}.help`;
+      note.textContent = has(key) ? t(key) : (opt.value_help || {})[control.value] || "";
+    };
     control.addEventListener("change", explain);
     explain();
     help.prepend(note);
@@ -157,8 +185,8 @@ function ruleControl(opt) {
   }
   control.addEventListener("change", markChanged);
   const wrapper = opt.type === "boolean"
-    ? el("div", { class: "rule" }, el("label", { class: "check" }, control, el("span", { class: "rule-label", text: opt.label })), help)
-    : el("div", { class: "rule" }, el("label", { class: "rule-label", for: id, text: opt.label }), control, help);
+    ? el("div", { class: "rule" }, el("label", { class: "check" }, control, el("span", { class: "rule-label", text: ruleLabel(opt) })), help)
+    : el("div", { class: "rule" }, el("label", { class: "rule-label", for: id, text: ruleLabel(opt) }), control, help);
   wrapper.dataset.rule = opt.name;
   return wrapper;
 }
@@ -170,7 +198,7 @@ function ruleValue(opt, control) {
   const value = Number(control.value);
   if (!Number.isInteger(value) || (opt.minimum !== undefined && value < opt.minimum)
     || (opt.maximum !== undefined && value > opt.maximum)) {
-    throw new Error(`${opt.label} must be a whole number from ${opt.minimum} to ${opt.maximum}.`);
+    throw new Error(t("rules.bad_number", { label: ruleLabel(opt), low: opt.minimum, high: opt.maximum }));
   }
   return value;
 }
@@ -202,7 +230,7 @@ function markChanged() {
     node.classList.toggle("changed", changed);
     if (changed) count += 1;
   }
-  $("rules-changed").textContent = count ? `(${count} changed)` : "(standard)";
+  $("rules-changed").textContent = count ? t("rules.changed", { count }) : t("rules.standard_all");
 }
 
 function drawRules() {
@@ -219,20 +247,20 @@ function drawClock() {
   const high = seconds.maximum ?? 3600;
   const presets = CLOCK_PRESETS.filter((s) => s >= low && s <= high);
   const select = el("select", { id: "clock-seconds", "aria-describedby": "clock-help" },
-    el("option", { value: "", text: "No clock", selected: seconds.default === null }),
-    ...presets.map((s) => el("option", { value: s, text: s < 60 ? `${s} seconds a move` : `${s / 60} minute${s > 60 ? "s" : ""} a move`,
+    el("option", { value: "", text: t("clock.none"), selected: seconds.default === null }),
+    ...presets.map((s) => el("option", { value: s, text: s < 60 ? t("clock.seconds_a_move", { count: s }) : t("clock.minutes_a_move", { count: s / 60 }),
       selected: s === seconds.default })));
   const timeouts = option("max_timeouts");
   const rows = [
-    el("label", { class: "field", for: "clock-seconds", text: seconds.label }), select,
-    el("small", { class: "rule-help", id: "clock-help", text: seconds.help }),
+    el("label", { class: "field", for: "clock-seconds", text: ruleLabel(seconds) }), select,
+    el("small", { class: "rule-help", id: "clock-help", text: ruleHelp(seconds) }),
   ];
   if (timeouts) {
     const input = el("input", { id: "clock-timeouts", type: "number", inputmode: "numeric",
       min: timeouts.minimum, max: timeouts.maximum, value: timeouts.default, "aria-describedby": "timeouts-help" });
     const box = el("div", { id: "clock-timeouts-box", hidden: !select.value },
-      el("label", { class: "field", for: "clock-timeouts", text: timeouts.label }), input,
-      el("small", { class: "rule-help", id: "timeouts-help", text: `${timeouts.help} Standard: ${timeouts.default}.` }));
+      el("label", { class: "field", for: "clock-timeouts", text: ruleLabel(timeouts) }), input,
+      el("small", { class: "rule-help", id: "timeouts-help", text: `${ruleHelp(timeouts)} ${t("rules.standard", { value: num(timeouts.default) })}` }));
     select.addEventListener("change", () => { box.hidden = !select.value; });
     rows.push(box);
   }

@@ -1,14 +1,20 @@
 // The lobby and the table. Talks to the service only through API.md: the game's public stream
 // (or polling) says when something changed, GET /games/{id} with If-None-Match fetches the view,
 // and the moves of each change are played back one by one so bot plays can be followed.
-import { api, ApiError, loadSeat, saveSeat, cardText, el } from "./basra.js";
+import { api, loadSeat, saveSeat, cardText, el, errorText, seatName, timedOutMoves } from "./basra.js";
+import { initI18n, t, tx } from "./i18n.js";
+import { showRoundSummary } from "./summary.js";
+import { tickClocks } from "./clock.js";
+import { listMyGames, listOpenGames } from "./gamelists.js";
+import { clone, step } from "./playback.js";
+import { sounds } from "./sound.js";
 import { gameRequest, loadLobby } from "./lobby.js";
-import { ensurePlayer, playerToken, ratingText, renamePlayer } from "./player.js";
+import { ensurePlayer, playerToken, ratingText, renamePlayer, refreshPlayer, ratingChange } from "./player.js";
 import { BOT_AFTER_SECONDS, cancelSeek, startSeek } from "./seek.js";
 import { Live } from "./live.js";
 import {
-  highlight, isSeated, moveText, renderFloor, renderHand, renderLog, renderResult, renderRounds,
-  renderScoreboard, renderSeats, renderStock, renderTurn, sideLabel, yourTurn,
+  highlight, isSeated, moveKey, moveNodes, renderFloor, renderHand, renderLog, renderResult, renderRounds,
+  renderScoreboard, renderSeats, renderStock, renderTurn, yourTurn,
 } from "./table.js";
 
 const $ = (id) => document.getElementById(id);
@@ -28,8 +34,12 @@ const game = {
   queue: Promise.resolve(),
   live: null,
   focusCard: null,
+  selected: null, // on a touch screen: the card tapped once, shown with what it would take
+  timedOut: new Set(), // moves the server played for a seat whose time ran out (moveKey)
   clockTimer: null,
+  ratingBefore: null, // this browser's player's rating when the game opened
 };
+const TOUCH = window.matchMedia("(hover: none)").matches;
 
 // ---- messages ------------------------------------------------------------------------------
 
@@ -38,13 +48,17 @@ function setStatus(message, kind = "info") {
   const node = $("game").hidden ? $("status") : $("notice");
   const other = node.id === "status" ? $("notice") : $("status");
   other.textContent = "";
-  node.textContent = message || "";
+  node.replaceChildren(...(Array.isArray(message) ? message : [message || ""]));
   node.className = `status ${kind}`;
+  delete node.dataset.code;
+  node.removeAttribute("title");
 }
 
 function showError(err) {
-  const message = err instanceof ApiError ? err.message : String(err && err.message ? err.message : err);
-  setStatus(message, "error");
+  setStatus(errorText(err), "error");
+  const node = $("game").hidden ? $("status") : $("notice");
+  if (err && err.code) node.dataset.code = err.code;
+  if (err && err.problem && err.problem.detail) node.title = err.problem.detail;
 }
 
 const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
@@ -57,7 +71,7 @@ function pace() {
 // ---- the lobby -------------------------------------------------------------------------------
 
 function playerName() {
-  const name = $("name").value.trim() || "Player";
+  const name = $("name").value.trim() || t("lobby.default_name");
   localStorage.setItem("basra:name", name);
   return name;
 }
@@ -76,7 +90,8 @@ async function namedPlayer(name) {
 }
 
 function showPlayer(player) {
-  $("me-link").textContent = `${player.name} (${ratingText(player.rating)})`;
+  $("me-link").replaceChildren(el("bdi", { class: "me-name", text: player.name }), " ",
+    el("span", { class: "me-rating", text: ratingText(player.rating) }));
   $("me-link").hidden = false;
 }
 
@@ -107,7 +122,7 @@ async function createGame(event) {
     $("start").disabled = false;
     return;
   }
-  setStatus("Creating the game\u2026");
+  setStatus(t("status.creating"));
   try {
     const { data } = await api("POST", "/games", { body, token: player ? player.token : null });
     const mine = keepSeat(data.id, data.seats, player);
@@ -123,7 +138,7 @@ async function createGame(event) {
 }
 
 async function showLobby() {
-  document.title = "Basra";
+  document.title = t("app.title");
   $("lobby").hidden = false;
   $("game").hidden = true;
   $("join").hidden = true;
@@ -139,33 +154,6 @@ async function showLobby() {
     await loadLobby();
   } catch (err) {
     showError(err);
-  }
-}
-
-function listMyGames() {
-  const items = [];
-  for (let i = 0; i < localStorage.length; i += 1) {
-    const key = localStorage.key(i);
-    if (key && key.startsWith("basra:seat:")) items.push(key.slice("basra:seat:".length));
-  }
-  $("my-games-list").replaceChildren(...items.slice(-8).reverse().map((id) =>
-    el("li", {}, el("a", { href: `/play/${encodeURIComponent(id)}`, text: `Game ${id}` }))));
-  $("my-games").hidden = items.length === 0;
-}
-
-async function listOpenGames() {
-  try {
-    const { data } = await api("GET", "/games?status=waiting&limit=10");
-    const games = (data && data.games) || [];
-    $("open-games-list").replaceChildren(...games.filter((g) => g && g.id).map((g) => {
-      const names = (g.seats || []).map((s) => s.name || (s.bot ? `${s.bot} bot` : null)).filter(Boolean);
-      const seats = (g.seats || []).length;
-      const label = `${names.length ? names.join(", ") : `Game ${g.id}`} \u2014 ${seats} players, waiting`;
-      return el("li", {}, el("a", { href: `/play/${encodeURIComponent(g.id)}`, text: label }));
-    }));
-    $("open-games").hidden = $("open-games-list").children.length === 0;
-  } catch (err) {
-    $("open-games").hidden = true; // the lobby works without the list
   }
 }
 
@@ -209,8 +197,14 @@ async function openGame(id, initialView = null, initialMoves = []) {
   game.shown = null;
   $("lobby").hidden = true;
   window.scrollTo(0, 0); // the lobby may have been scrolled down to its Start button
-  $("game-label").textContent = `Game ${id}`;
-  document.title = `Basra \u2014 game ${id}`;
+  $("game-label").textContent = "";
+  document.title = t("app.title");
+  game.timedOut = new Set();
+  game.selected = null;
+  ensurePlayer().then((player) => {
+    showPlayer(player);
+    if (game.ratingBefore === null && player.rating) game.ratingBefore = player.rating.value;
+  }).catch(() => {}); // the header shows this browser's player on a /play link too
   let view = initialView;
   if (!view) {
     try {
@@ -233,9 +227,29 @@ async function openGame(id, initialView = null, initialMoves = []) {
   // What was played before the page opened is history, not something to play back.
   game.shownN = game.moves.length ? game.moves[game.moves.length - 1].n : 0;
   game.view = view;
+  labelGame(view);
+  game.rematchOffer = null;
   draw(view, { final: true });
+  watchRematch(view);
   $("status").textContent = ""; // "Creating the game..." is done
   startLive(view);
+  loadTimeouts().catch(() => {}); // the log shows without the marks
+}
+
+// The header names the game by its players, not by its id.
+function labelGame(view) {
+  const names = (view.seats || []).filter((s) => !isSeated(view) || s.seat !== view.you).map((s) => seatName(view, s.seat));
+  const nodes = names.flatMap((name, index) => (index ? [t("side.joiner"), el("bdi", { text: name })] : [el("bdi", { text: name })]));
+  $("game-label").replaceChildren(...tx("games.versus", { names: el("span", {}, ...nodes) }));
+  game.baseTitle = `${t("games.versus", { names: names.join(t("side.joiner")) })} \u2014 ${t("app.title")}`;
+  document.title = game.baseTitle;
+}
+
+// Which plays the server made for a seat whose time ran out: TurnTimedOut in the game's log.
+async function loadTimeouts() {
+  const { data } = await api("GET", `/games/${encodeURIComponent(game.id)}/events?after=0`, { token: game.token });
+  for (const key of timedOutMoves((data && data.events) || [])) game.timedOut.add(key);
+  if (game.shown && game.timedOut.size) renderLog(game.shown, game.moves.filter((m) => m.n <= game.shownN), game.timedOut);
 }
 
 function startLive(view) {
@@ -249,7 +263,8 @@ function startLive(view) {
     }),
     onMode: (mode) => {
       $("game").dataset.live = mode;
-      $("live").textContent = mode === "stream" ? "\u25cf live" : mode === "polling" ? "updating every second" : "";
+      const over = game.view && (game.view.status === "finished" || game.view.status === "cancelled");
+      $("live").textContent = over ? "" : mode === "stream" ? t("live.stream") : mode === "polling" ? t("live.polling") : "";
     },
   });
 }
@@ -257,7 +272,10 @@ function startLive(view) {
 // Something changed (a stream record, or a poll tick): fetch the view, then show it.
 async function refresh(records) {
   if (!game.id) return;
-  for (const { event, data } of records) if (event === "move" && data) addMoves([data]);
+  for (const { event, data } of records) {
+    if (event === "move" && data) addMoves([data]);
+    if (event === "timeout" && data && game.view) game.timedOut.add(moveKey({ round: game.view.round, ...data }));
+  }
   if (game.busy) {
     game.refreshLater = true; // our own move is on its way: look again once it is answered
     return;
@@ -281,43 +299,7 @@ function enqueue(view) {
   return game.queue;
 }
 
-// ---- playing moves back one at a time --------------------------------------------------------
-
-function clone(value) {
-  return JSON.parse(JSON.stringify(value));
-}
-
-// The view after `move`, worked out from the one before (public facts only).
-function step(before, move, final) {
-  const next = clone(before);
-  const count = (next.seats || []).length;
-  const seat = (next.seats || []).find((s) => s.seat === move.seat);
-  if (seat) seat.hand_size = Math.max(0, (seat.hand_size ?? 0) - 1);
-  if (isSeated(next) && move.seat === next.you) next.hand = (next.hand || []).filter((c) => c !== move.card);
-  const side = (next.sides || []).find((s) => (s.seats || []).includes(move.seat));
-  if (move.captured && move.captured.length) {
-    const taken = new Set(move.captured);
-    next.floor = (next.floor || []).filter((c) => !taken.has(c));
-    if (side) {
-      side.captured = (side.captured ?? 0) + move.captured.length + 1;
-      if (move.basra === "basra") side.basras = (side.basras ?? 0) + 1;
-      if (move.basra === "jack_basra") side.jack_basras = (side.jack_basras ?? 0) + 1;
-    }
-  } else {
-    next.floor = [...(next.floor || []), move.card];
-  }
-  next.last_move = move;
-  next.turn = count ? (move.seat + 1) % count : null;
-  delete next.legal_moves;
-  delete next.deadline;
-  if ((next.seats || []).every((s) => !s.hand_size) && next.stock > 0) {
-    // a new deal of four cards each, within the round
-    for (const s of next.seats) s.hand_size = 4;
-    next.stock = Math.max(0, next.stock - 4 * count);
-    if (isSeated(next)) next.hand = final.round === next.round ? [...(final.hand || [])] : [];
-  }
-  return next;
-}
+// ---- playing moves back one at a time (playback.js works out each step) ----------------------
 
 async function present(view) {
   const previous = game.shown;
@@ -332,6 +314,15 @@ async function present(view) {
       for (const [index, move] of fresh.entries()) {
         if (move.round !== sim.round) break; // a new round deals a new floor: jump to it
         const mine = isSeated(sim) && move.seat === sim.you;
+        const bot = Boolean(((sim.seats || []).find((s) => s.seat === move.seat) || {}).bot);
+        if (!bot) {
+          // a person's card shows at once: the bot-speed setting slows bots only
+          sim = step(sim, move, view);
+          game.shownN = move.n;
+          draw(sim, { justPlayed: move });
+          sounds.play(move);
+          continue;
+        }
         if (!mine) {
           draw(sim, { playing: move });
           await sleep(wait * 0.45);
@@ -339,6 +330,7 @@ async function present(view) {
         sim = step(sim, move, view);
         game.shownN = move.n;
         draw(sim, { justPlayed: move });
+        sounds.play(move);
         const last = index === fresh.length - 1;
         if (!last || move.round !== view.round) await sleep(wait * 0.55);
       }
@@ -347,8 +339,19 @@ async function present(view) {
     }
   }
   if (fresh.length) game.shownN = Math.max(game.shownN, fresh[fresh.length - 1].n);
-  announceRounds(view, previous);
+  if (wait <= 0 && fresh.length) sounds.play(fresh[fresh.length - 1]);
+  if (wait <= 0 && previous && previous.status === "active" && (view.rounds || []).length > (previous.rounds || []).length) {
+    // The round's last plays, on the table the summary speaks of (not the next deal yet).
+    let sim = clone(previous);
+    for (const move of fresh) if (move.round === sim.round) sim = step(sim, move, view);
+    draw(sim, {});
+  }
+  await announceRounds(view, previous);
+  if (view.status !== "active" && view.status !== "waiting" && /\binfo\b/.test($("notice").className)) setStatus("");
   draw(view, { final: true });
+  signalTurn(view, previous);
+  watchRematch(view);
+  if (view.status === "finished" && previous && previous.status === "active") afterGame(view);
   if (game.live) game.live.seen(view.version);
   if ((view.status === "finished" || view.status === "cancelled") && game.live) {
     game.live.stop();
@@ -356,12 +359,46 @@ async function present(view) {
   }
 }
 
-function announceRounds(view, previous) {
+// A round just scored: its summary waits for "Continue" (or a few seconds) before the next deal.
+async function announceRounds(view, previous) {
   const rounds = view.rounds || [];
   if (!previous || rounds.length <= (previous.rounds || []).length) return;
   const last = rounds[rounds.length - 1];
-  const parts = (last.points || []).map((p, side) => `${sideLabel(view, side)} ${p}`);
-  setStatus(`Round ${last.round} scored: ${parts.join(", ")}.`, "good");
+  setStatus(t("status.round_scored", { n: last.round }), "good");
+  await showRoundSummary(view, last, game.moves);
+}
+
+// "Your turn": a sound, the tab's title, and (if allowed) a notification while the tab is hidden.
+function signalTurn(view, previous) {
+  const mine = yourTurn(view);
+  document.title = mine && document.hidden ? `\u25cf ${t("turn.title")} \u2014 ${game.baseTitle || t("app.title")}` : (game.baseTitle || t("app.title"));
+  if (!mine || (previous && yourTurn(previous) && previous.version === view.version)) return;
+  sounds.turn();
+  if (document.hidden && "Notification" in window && Notification.permission === "granted") {
+    try {
+      new Notification(t("turn.title"), { body: game.baseTitle || t("app.title"), tag: `basra-${game.id}` }); // eslint-disable-line no-new
+    } catch (err) {
+      // some browsers allow notifications from a service worker only
+    }
+  }
+}
+
+// After a game: the header's rating is current again, with the change ("+2.6") beside it.
+async function afterGame(view) {
+  $("live").textContent = "";
+  if (!isSeated(view)) return;
+  try {
+    const player = await refreshPlayer();
+    showPlayer(player);
+    const change = ratingChange(game.ratingBefore, player.rating);
+    if (change) {
+      $("me-link").append(" ", el("span", { class: `rating-change ${change.startsWith("+") ? "up" : "down"}`, text: change }));
+      const result = $("result");
+      if (!result.hidden) result.querySelector("h2")?.after(el("p", { id: "rating-change", class: "rating-change", text: t("result.rating_change", { change }) }));
+    }
+  } catch (err) {
+    // the header keeps its last figure
+  }
 }
 
 // ---- drawing ----------------------------------------------------------------------------------
@@ -377,7 +414,10 @@ function draw(view, { final = false, playing = null, justPlayed = null } = {}) {
     animating: !final,
     deadline: final ? view.deadline : null,
     focusCard: game.focusCard,
+    selected: final ? game.selected : null,
+    touch: TOUCH,
     onPlay: playCard,
+    onSelect: selectCard,
     onFocus: (code) => { game.focusCard = code; },
   };
   root.dataset.animating = String(!final);
@@ -395,13 +435,12 @@ function draw(view, { final = false, playing = null, justPlayed = null } = {}) {
   renderStock(view);
   renderFloor(view, ctx);
   const shownMove = playing || view.last_move;
-  $("last-move").textContent = shownMove
-    ? (playing ? `${moveText(view, { ...playing, captured: playing.captured })}` : moveText(view, shownMove)) : "";
+  $("last-move").replaceChildren(...(shownMove ? moveNodes(view, shownMove, game.timedOut.has(moveKey(shownMove))) : []));
   renderTurn(view, ctx);
   renderHand(view, ctx);
   renderRounds(view, ctx.moves);
-  renderResult(view, game.id);
-  renderLog(view, ctx.moves);
+  renderResult(view, game.id, resultExtras(view));
+  renderLog(view, ctx.moves, game.timedOut);
   drawTools(view, final);
 }
 
@@ -417,14 +456,14 @@ function drawJoinAndShare(view) {
   $("join").hidden = !(spectator && view.status === "waiting" && openSeats > 0);
   if (!$("join").hidden && !$("join-name").value) $("join-name").value = localStorage.getItem("basra:name") || "";
   const others = (view.seats || []).filter((s) => s.name && !s.bot).map((s) => s.name);
-  $("join-who").textContent = others.length
-    ? `${others.join(", ")} ${others.length > 1 ? "are" : "is"} waiting for you.` : "";
+  const who = others.flatMap((name, index) => (index ? [t("list.comma"), el("bdi", { text: name })] : [el("bdi", { text: name })]));
+  $("join-who").replaceChildren(...(others.length ? tx("join.waiting_for_you", { names: el("span", {}, ...who), count: others.length }) : []));
   const invite = localStorage.getItem(INVITE_KEY(view.id || game.id));
   const share = $("share");
   share.hidden = !(view.status === "waiting" && (!spectator || invite));
   if (!share.hidden) {
     $("share-link").value = shareLink(view);
-    $("share-label").textContent = `Waiting for ${openSeats === 1 ? "one more player" : `${openSeats} more players`}. Send this link:`;
+    $("share-label").textContent = t("share.waiting", { count: openSeats });
   }
 }
 
@@ -433,43 +472,10 @@ function drawTools(view, final) {
   $("clock").hidden = !(final && clockOn);
   if (final) {
     $("clock").dataset.deadline = clockOn ? view.deadline : "";
-    tickClocks();
+    tickClocks(game.shown);
   }
   // Resigning came with the turn clock (API.md 13-14): a view with `deadline` offers it.
   $("resign").hidden = !(isSeated(view) && view.status === "active" && "deadline" in view);
-}
-
-function clockText(deadline) {
-  const left = Math.max(0, Date.parse(deadline) - Date.now());
-  const seconds = Math.ceil(left / 1000);
-  const two = (n) => String(n).padStart(2, "0");
-  // A game with no turn clock shows its idle limit (a day by default): hours, then minutes.
-  const text = seconds >= 3600
-    ? `${Math.floor(seconds / 3600)}:${two(Math.floor(seconds / 60) % 60)}:${two(seconds % 60)}`
-    : `${Math.floor(seconds / 60)}:${two(seconds % 60)}`;
-  return { seconds, text };
-}
-
-function tickClocks() {
-  const clock = $("clock");
-  const view = game.shown;
-  if (!clock.hidden && clock.dataset.deadline && view) {
-    const { seconds, text } = clockText(clock.dataset.deadline);
-    const whose = yourTurn(view) ? "Your time" : `${view.turn !== null ? sideLabelForSeat(view, view.turn) : ""} time`;
-    clock.textContent = `${whose}: ${text}`;
-    clock.dataset.seconds = String(seconds);
-    clock.classList.toggle("low", seconds <= 10);
-  }
-  for (const node of document.querySelectorAll(".seat-clock[data-deadline]")) {
-    const { seconds, text } = clockText(node.dataset.deadline);
-    node.textContent = ` \u00b7 ${text}`;
-    node.classList.toggle("low", seconds <= 10);
-  }
-}
-
-function sideLabelForSeat(view, seat) {
-  const entry = (view.seats || []).find((s) => s.seat === seat);
-  return entry ? (entry.name || `Seat ${seat + 1}`) + "'s" : "";
 }
 
 // ---- acting ---------------------------------------------------------------------------------------
@@ -484,16 +490,17 @@ async function playCard(code) {
   const view = game.view;
   if (game.busy || !view) return;
   if (game.animating || game.shown !== view) {
-    setStatus("Wait a moment: the last plays are still being shown.", "warn");
+    setStatus(t("status.wait_playback"), "warn");
     return;
   }
   if (!yourTurn(view)) {
-    setStatus(view.status === "active" ? "Wait for your turn." : "The game is not in play.", "warn");
+    setStatus(view.status === "active" ? t("status.wait_turn") : t("status.not_in_play"), "warn");
     return;
   }
   game.busy = true;
   game.focusCard = null;
-  setStatus(`Playing ${cardText(code)}\u2026`);
+  game.selected = null;
+  setStatus(t("status.playing", { card: cardText(code) }));
   try {
     const { data } = await api("POST", `/games/${encodeURIComponent(game.id)}/moves`, {
       token: game.token,
@@ -518,14 +525,14 @@ async function playCard(code) {
 
 async function joinGame(event) {
   event.preventDefault();
-  const name = $("join-name").value.trim() || "Player";
+  const name = $("join-name").value.trim() || t("lobby.default_name");
   localStorage.setItem("basra:name", name);
   const seed = $("join-seed").value.trim();
   const body = seed ? { name, seed } : { name };
   const invite = inviteFromLink();
   if (invite) body.invite = invite;
   try {
-    setStatus("Joining\u2026");
+    setStatus(t("status.joining"));
     const player = await namedPlayer(name);
     const { data } = await api("POST", `/games/${encodeURIComponent(game.id)}/join`,
       { body, token: player ? player.token : null });
@@ -533,7 +540,7 @@ async function joinGame(event) {
     saveSeat(game.id, data.seat, game.token);
     game.etag = null;
     if (invite) history.replaceState({}, "", location.pathname); // the invite has done its job
-    setStatus("You joined the game.");
+    setStatus(t("status.joined"));
     addMoves(data.moves || []);
     await enqueue(data.state);
   } catch (err) {
@@ -545,7 +552,7 @@ async function resign(event) {
   if (event.target.returnValue !== "resign") return;
   try {
     const { data } = await api("POST", `/games/${encodeURIComponent(game.id)}/resign`, { token: game.token });
-    setStatus("You resigned.");
+    setStatus(t("status.resigned"));
     if (data && data.state) await enqueue(data.state);
   } catch (err) {
     showError(err);
@@ -569,9 +576,9 @@ async function copyLink() {
   input.select();
   try {
     await navigator.clipboard.writeText(input.value);
-    setStatus("Link copied.", "good");
+    setStatus(t("status.copied"), "good");
   } catch (err) {
-    setStatus("Select the link and copy it.", "warn");
+    setStatus(t("status.copy_yourself"), "warn");
   }
 }
 
@@ -593,9 +600,83 @@ async function seekOnline() {
   startSeek(openMatched, showError);
 }
 
-function start() {
+// On a touch screen the first tap selects a card (the table shows what it would take), the
+// second tap on it, or the Play button, plays it.
+function selectCard(code) {
+  if (!game.view || !yourTurn(game.view) || game.animating || game.shown !== game.view) {
+    playCard(code); // says why it cannot be played now
+    return;
+  }
+  if (game.selected === code) {
+    playCard(code);
+    return;
+  }
+  game.selected = code;
+  draw(game.view, { final: true });
+}
+
+// What the result panel adds below the headline: the rematch button for a seat, which says so
+// once another seat has asked for one.
+function resultExtras(view) {
+  if (!isSeated(view) || view.status !== "finished") return [];
+  const offered = game.rematchOffer && game.rematchOffer.from === (view.id || game.id);
+  const button = el("button", { id: "rematch", type: "button", class: "primary",
+    "data-offered": offered ? "true" : null, text: t(offered ? "result.rematch_accept" : "result.rematch") });
+  button.addEventListener("click", () => rematch(button));
+  const parts = [button];
+  if (offered) parts.unshift(el("span", { id: "rematch-offer", class: "rematch-offer", text: t("result.rematch_offered") }), " ");
+  return [el("p", { class: "result-rematch" }, ...parts)];
+}
+
+// After a game with other people at the table: its log says when one of them asks for a rematch
+// (RematchOffered). Looked at every few seconds while the offer could stand (5 minutes).
+async function watchRematch(view) {
+  const id = view.id || game.id;
+  const people = (view.seats || []).filter((s) => !s.bot && s.seat !== view.you).length;
+  if (!isSeated(view) || view.status !== "finished" || !people || game.rematchWatch === id) return;
+  game.rematchWatch = id;
+  for (let round = 0; round < 100 && game.id === id && !game.rematchOffer; round += 1) {
+    try {
+      const { data } = await api("GET", `/games/${encodeURIComponent(id)}/events?after=0`);
+      const offer = ((data && data.events) || []).find((e) => e.type === "RematchOffered");
+      if (offer && game.id === id) {
+        game.rematchOffer = { from: id, to: offer.data && offer.data.game_id };
+        renderResult(game.view, game.id, resultExtras(game.view));
+        return;
+      }
+    } catch (err) {
+      // try again at the next look
+    }
+    await sleep(3000);
+  }
+}
+
+// POST /games/{id}/rematch: every seat's call gets the same new game (API.md 23).
+async function rematch(button) {
+  button.disabled = true;
+  try {
+    const { data } = await api("POST", `/games/${encodeURIComponent(game.id)}/rematch`, { token: game.token });
+    // The caller sits where it sat: its seat comes back with a token of its own.
+    const player = await ensurePlayer().catch(() => null);
+    const mine = (data.seats || []).find((s) => s.token) || null;
+    if (mine) saveSeat(data.id, mine.seat, mine.token);
+    else keepSeat(data.id, data.seats, player);
+    history.pushState({}, "", `/play/${encodeURIComponent(data.id)}`);
+    if (game.live) game.live.stop();
+    game.live = null;
+    game.ratingBefore = null;
+    await openGame(data.id, data.state || null, data.moves || []);
+  } catch (err) {
+    showError(err);
+    button.disabled = false;
+  }
+}
+
+async function start() {
+  await initI18n();
+  sounds.setup($("sound"));
   $("setup-form").addEventListener("submit", createGame);
-  $("online-bot-seconds").textContent = String(BOT_AFTER_SECONDS);
+  $("online-bot-label").textContent = t("online.bot_after", { n: BOT_AFTER_SECONDS });
   $("seek").addEventListener("click", seekOnline);
   $("seek-cancel").addEventListener("click", () => cancelSeek(showError));
   $("join-form").addEventListener("submit", joinGame);
@@ -608,10 +689,18 @@ function start() {
   $("pace").value = String(pace());
   if (!$("pace").value) $("pace").value = "800";
   $("pace").addEventListener("change", () => localStorage.setItem(PACE_KEY, $("pace").value));
-  $("floor").addEventListener("mouseleave", () => highlight(game.view, null));
+  $("floor").addEventListener("mouseleave", () => { if (!TOUCH) highlight(game.view, null); });
+  $("play-selected").addEventListener("click", () => { if (game.selected) playCard(game.selected); });
+  if ("Notification" in window && Notification.permission === "default") {
+    $("notify").hidden = false;
+    $("notify").addEventListener("click", () => {
+      Notification.requestPermission().finally(() => { $("notify").hidden = true; });
+    });
+  }
+  document.addEventListener("visibilitychange", () => { if (!document.hidden && game.baseTitle) document.title = game.baseTitle; });
   document.addEventListener("keydown", onKey);
   window.addEventListener("popstate", () => location.reload());
-  game.clockTimer = setInterval(tickClocks, 250);
+  game.clockTimer = setInterval(() => tickClocks(game.shown), 250);
 
   const match = location.pathname.match(/^\/play\/([^/]+)\/?$/);
   if (match) {

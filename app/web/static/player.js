@@ -1,6 +1,7 @@
 // The browser's own player (API.md 17): made on the first visit as a guest, its bearer token kept
 // in localStorage, so the same person plays, is rated and has a history across games.
 import { api } from "./basra.js";
+import { num, t } from "./i18n.js";
 
 const PLAYER_KEY = "basra:player";
 const NAME_KEY = "basra:name";
@@ -22,7 +23,7 @@ function keep(player, token) {
 function guestName() {
   const digits = new Uint16Array(1);
   crypto.getRandomValues(digits);
-  return `Guest ${1000 + (digits[0] % 9000)}`;
+  return t("player.guest", { n: String(1000 + (digits[0] % 9000)) });
 }
 
 let current = null; // {id, name, rating, stats, token} once known
@@ -37,8 +38,15 @@ export function playerId() {
 
 // The player this browser plays as: the stored one if the server still knows its token, else a
 // new guest (a server that lost its database, or a token revoked, starts a new one).
-export async function ensurePlayer() {
-  if (current) return current;
+let pending = null; // the request under way: callers at the same moment share one guest
+
+export function ensurePlayer() {
+  if (current) return Promise.resolve(current);
+  if (!pending) pending = findPlayer().finally(() => { pending = null; });
+  return pending;
+}
+
+async function findPlayer() {
   const mine = stored();
   if (mine) {
     try {
@@ -67,13 +75,32 @@ export async function renamePlayer(name) {
   return current;
 }
 
-// A rating as a person reads it: a tenth of a point on openskill's small scale, "?" while provisional.
+// The player as the server has it now: after a rename or a rated game the header shows it.
+export async function refreshPlayer() {
+  const player = await ensurePlayer();
+  const { data } = await api("GET", "/players/me", { token: player.token });
+  current = { ...current, ...data };
+  keep(current, player.token);
+  return current;
+}
+
+// A rating as the API gives it (the players' scale, one scale for players and bots), written with
+// a tenth of a point below 100; "?" while provisional.
 export function ratingNumber(value) {
-  return Math.abs(value) < 100 ? value.toFixed(1) : String(Math.round(value));
+  return Math.abs(value) < 100 ? num(value, { minimumFractionDigits: 1, maximumFractionDigits: 1 })
+    : num(Math.round(value));
 }
 
 export function ratingText(rating) {
-  if (!rating) return "unrated";
+  if (!rating) return t("rating.unrated");
   const value = ratingNumber(rating.value);
-  return rating.provisional ? `${value}?` : value;
+  return rating.provisional ? t("rating.provisional_value", { value }) : value;
+}
+
+// "+2.6" / "−1.3" between two ratings, or "" when it did not move.
+export function ratingChange(before, after) {
+  if (typeof before !== "number" || !after || typeof after.value !== "number") return "";
+  const delta = after.value - before;
+  if (Math.abs(delta) < 0.05) return "";
+  return `${delta > 0 ? "+" : "\u2212"}${ratingNumber(Math.abs(delta))}`;
 }

@@ -1,7 +1,8 @@
 // A player's page: rating, a chart of it over rated games, the games with links to their
 // replays, and the leaderboard. /profile is this browser's own player, /profile/<id> anyone's.
-import { api, ApiError, el } from "./basra.js";
-import { ensurePlayer, playerId, ratingNumber, ratingText, renamePlayer } from "./player.js";
+import { api, botLevel, el, errorText } from "./basra.js";
+import { dateTime, initI18n, num, t, tx } from "./i18n.js";
+import { ensurePlayer, playerId, ratingNumber, ratingText, refreshPlayer, renamePlayer } from "./player.js";
 
 const $ = (id) => document.getElementById(id);
 const PAGE = 20;
@@ -15,23 +16,23 @@ function setStatus(message, kind = "info") {
 }
 
 function showError(err) {
-  setStatus(err instanceof ApiError ? err.message : String((err && err.message) || err), "error");
+  setStatus(errorText(err), "error");
 }
 
 const playerPath = (id, suffix = "") => `/players/${encodeURIComponent(id)}${suffix}`;
 
 function drawPlayer(player) {
-  document.title = `Basra \u2014 ${player.name}`;
+  document.title = `${player.name} \u2014 ${t("app.title")}`;
   $("profile").dataset.player = player.id;
-  $("profile-name").textContent = player.name;
+  $("profile-name").replaceChildren(el("bdi", { text: player.name }));
   $("profile-bot").hidden = !player.bot;
-  $("profile-bot").textContent = player.bot ? `The ${player.bot} bot: a computer player.` : "";
+  $("profile-bot").textContent = player.bot ? t("profile.bot", { level: botLevel(player.bot) }) : "";
   const rating = player.rating || {};
   $("rating-value").textContent = ratingText(rating);
   $("rating-deviation").textContent = rating.deviation ? `\u00b1 ${ratingNumber(rating.deviation)}` : "";
   $("rating-provisional").hidden = !rating.provisional;
   const stats = player.stats || {};
-  for (const key of ["played", "won", "lost", "drawn"]) $(`stat-${key}`).textContent = String(stats[key] || 0);
+  for (const key of ["played", "won", "lost", "drawn"]) $(`stat-${key}`).textContent = num(stats[key] || 0);
   const mine = player.id === playerId();
   $("rename-form").hidden = !mine;
   if (mine) $("rename").value = player.name;
@@ -58,7 +59,7 @@ function drawChart(values) {
   const box = $("chart");
   box.dataset.points = String(values.length);
   if (values.length < 2) {
-    box.replaceChildren(el("p", { class: "muted", text: "No rated game finished yet: play one to see your rating move." }));
+    box.replaceChildren(el("p", { class: "muted", text: t("profile.no_chart") }));
     return;
   }
   const width = 640;
@@ -70,13 +71,13 @@ function drawChart(values) {
   const x = (i) => pad.left + (i * (width - pad.left - pad.right)) / (values.length - 1);
   const y = (v) => pad.top + ((high - v) * (height - pad.top - pad.bottom)) / (high - low);
   const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", class: "rating-chart",
-    "aria-label": `Rating from ${ratingNumber(values[0])} to ${ratingNumber(values[values.length - 1])} over ${values.length - 1} rated games` });
+    "aria-label": t("profile.chart_label", { from: ratingNumber(values[0]), to: ratingNumber(values[values.length - 1]), count: values.length - 1 }) });
   for (const v of [low, (low + high) / 2, high]) {
     chart.append(svg("line", { x1: pad.left, x2: width - pad.right, y1: y(v), y2: y(v), class: "grid" }));
     chart.append(svg("text", { x: pad.left - 6, y: y(v) + 4, "text-anchor": "end", class: "axis" }, ratingNumber(v)));
   }
-  chart.append(svg("text", { x: width - pad.right, y: height - 6, "text-anchor": "end", class: "axis" }, "now"));
-  chart.append(svg("text", { x: pad.left, y: height - 6, class: "axis" }, `${values.length - 1} games ago`));
+  chart.append(svg("text", { x: width - pad.right, y: height - 6, "text-anchor": "end", class: "axis" }, t("profile.now")));
+  chart.append(svg("text", { x: pad.left, y: height - 6, class: "axis" }, t("profile.games_ago", { count: values.length - 1 })));
   const line = values.map((v, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
   chart.append(svg("path", { d: line, class: "line" }));
   values.forEach((v, i) => chart.append(svg("circle", { cx: x(i), cy: y(v), r: 3, class: "point" })));
@@ -86,23 +87,34 @@ function drawChart(values) {
 // ---- games and the leaderboard --------------------------------------------------------------------
 
 function resultText(game) {
-  if (game.result) return game.result;
-  return game.status === "cancelled" ? "cancelled" : game.status;
+  if (game.result) return t(`games.result.${game.result}`);
+  return t(`games.status.${game.status}`);
 }
 
 function changeText(game) {
   if (!game.rated || typeof game.rating_after !== "number" || typeof game.rating_before !== "number") return "";
   const delta = game.rating_after - game.rating_before;
-  return ` \u00b7 rating ${delta >= 0 ? "+" : "\u2212"}${ratingNumber(Math.abs(delta))}`;
+  return ` \u00b7 ${t("profile.rating_change", { change: `${delta >= 0 ? "+" : "\u2212"}${ratingNumber(Math.abs(delta))}` })}`;
 }
 
 function historyItem(game) {
   const finished = game.status === "finished";
   const href = finished ? `/replay/${encodeURIComponent(game.id)}` : `/play/${encodeURIComponent(game.id)}`;
+  // API.md 23: the entry names the players and gives the scores, the time and whose turn it is.
+  const others = (game.players || []).filter((p) => p.player !== profile.id)
+    .map((p) => p.name || (p.bot ? t("bot.name", { level: botLevel(p.bot) }) : t("seat.open")));
+  const names = others.flatMap((n, i) => (i ? [t("side.joiner"), el("bdi", { text: n })] : [el("bdi", { text: n })]));
+  const label = names.length ? tx("games.versus", { names: el("span", {}, ...names) }) : [t("games.a_game")];
+  const own = (game.players || []).find((p) => p.player === profile.id);
+  const side = own ? own.seat % 2 : 0;
+  const ordered = Array.isArray(game.scores) ? [game.scores[side], ...game.scores.filter((_, s) => s !== side)] : null;
+  const scores = ordered ? ` \u00b7 ${ordered.map((s) => num(s ?? 0)).join(" : ")}` : "";
+  const when = game.updated_at ? ` \u00b7 ${dateTime(game.updated_at)}` : "";
   return el("li", { class: `game result-${game.result || "none"}`, "data-game": game.id },
-    el("a", { href, text: `Game ${game.id}` }),
-    el("span", { text: ` \u2014 ${resultText(game)}${game.rated ? " (rated)" : ""}${changeText(game)}` }),
-    finished ? el("span", { class: "muted", text: " \u00b7 replay" }) : null);
+    el("a", { href }, ...label),
+    el("span", { text: ` \u2014 ${resultText(game)}${game.rated ? ` ${t("games.rated")}` : ""}${changeText(game)}${scores}${when}` }),
+    game.your_turn ? el("span", { class: "game-status your-turn", text: ` \u00b7 ${t("games.your_turn")}` }) : null,
+    finished ? el("span", { class: "muted", text: ` \u00b7 ${t("games.replay")}` }) : null);
 }
 
 async function moreGames() {
@@ -112,7 +124,7 @@ async function moreGames() {
   $("history").append(...games.map(historyItem));
   profile.cursor = data && data.next_cursor;
   $("more-games").hidden = !profile.cursor;
-  if (!$("history").children.length) $("history").append(el("li", { class: "muted empty", text: "No games yet." }));
+  if (!$("history").children.length) $("history").append(el("li", { class: "muted empty", text: t("profile.no_games") }));
 }
 
 async function ratingHistory() {
@@ -132,9 +144,9 @@ async function leaderboard() {
   const { data } = await api("GET", "/leaderboard?limit=20");
   const players = (data && data.players) || [];
   $("leaderboard").replaceChildren(...players.map((p) => el("li", { "data-player": p.id, class: p.id === profile.id ? "me" : "" },
-    el("a", { href: `/profile/${encodeURIComponent(p.id)}`, text: p.name }),
-    el("span", { class: "muted", text: ` ${ratingText(p.rating)}${p.bot ? " (bot)" : ""}` }))));
-  if (!players.length) $("leaderboard").append(el("li", { class: "muted empty", text: "Nobody has played enough rated games yet." }));
+    el("a", { href: `/profile/${encodeURIComponent(p.id)}` }, el("bdi", { text: p.name })),
+    el("span", { class: "muted", text: ` ${ratingText(p.rating)}${p.bot ? ` ${t("profile.bot_tag")}` : ""}` }))));
+  if (!players.length) $("leaderboard").append(el("li", { class: "muted empty", text: t("profile.no_leaders") }));
 }
 
 async function rename(event) {
@@ -143,18 +155,25 @@ async function rename(event) {
   if (!name) return;
   try {
     drawPlayer({ ...(await renamePlayer(name)) });
-    setStatus("Name saved.", "good");
+    showMe(await refreshPlayer());
+    setStatus(t("profile.saved"), "good");
   } catch (err) {
     showError(err);
   }
 }
 
+function showMe(me) {
+  $("me-link").replaceChildren(el("bdi", { class: "me-name", text: me.name }), " ",
+    el("span", { class: "me-rating", text: ratingText(me.rating) }));
+}
+
 async function start() {
+  await initI18n();
   $("rename-form").addEventListener("submit", rename);
   $("more-games").addEventListener("click", () => moreGames().catch(showError));
   try {
     const me = await ensurePlayer();
-    $("me-link").textContent = `${me.name} (${ratingText(me.rating)})`;
+    showMe(me);
     const match = location.pathname.match(/^\/profile\/([^/]+)\/?$/);
     profile.id = match ? decodeURIComponent(match[1]) : me.id;
     const player = profile.id === me.id ? (await api("GET", "/players/me", { token: me.token })).data

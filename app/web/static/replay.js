@@ -1,10 +1,11 @@
 // Step through a finished game (GET /games/{id}/replay?step=N) and check its fairness:
 // the server's own verification, plus the commitment and every shuffled deck re-derived here.
-import { api, ApiError, cardFace, cardName, cardsText, el, seatName, sideName, describeMove } from "./basra.js";
+import { api, cardFace, cardName, cardsText, el, errorText, seatName, sideName, describeMove, timedOutMoves } from "./basra.js";
+import { initI18n, nm, num, t, tx } from "./i18n.js";
 import { ALGORITHM, deriveDeck, hexToBytes, sha256Hex } from "./shuffle.js";
 
 const $ = (id) => document.getElementById(id);
-const replay = { id: null, step: 0, total: 0, moves: [], cache: new Map(), loading: null };
+const replay = { id: null, step: 0, total: 0, moves: [], cache: new Map(), loading: null, timedOut: new Set(), resigned: null };
 
 function setStatus(message, kind = "info") {
   $("status").textContent = message || "";
@@ -12,7 +13,7 @@ function setStatus(message, kind = "info") {
 }
 
 function showError(err) {
-  setStatus(err instanceof ApiError ? err.message : String((err && err.message) || err), "error");
+  setStatus(errorText(err), "error");
 }
 
 const path = (suffix = "") => `/games/${encodeURIComponent(replay.id)}${suffix}`;
@@ -46,7 +47,7 @@ function render(state, step) {
   const root = $("replay");
   root.dataset.step = String(step);
   root.dataset.total = String(replay.total);
-  $("step-label").textContent = `Step ${step} / ${replay.total}`;
+  $("step-label").textContent = t("replay.step", { n: step, total: replay.total });
   $("slider").max = String(replay.total);
   $("slider").value = String(step);
   $("prev").disabled = step <= 0;
@@ -55,11 +56,13 @@ function render(state, step) {
   $("last").disabled = step >= replay.total;
 
   const done = step > 0 ? replay.moves[step - 1] : null;
-  $("replay-move").textContent = done
-    ? `Move ${done.n} (round ${done.round}): ${describeMove(state, done, null)}`
-    : "The first deal, before any card is played.";
+  $("replay-move").replaceChildren(...(done
+    ? tx("replay.move", { n: done.n, round: done.round, move: el("span", {}, ...describeMove(state, done, null, { timedOut: timedOut(done) })) })
+    : [t("replay.first_deal")]));
   const upcoming = replay.moves[step];
-  $("next-move").textContent = upcoming ? `Next: ${describeMove(state, upcoming, null)}` : "End of the match.";
+  $("next-move").replaceChildren(...(upcoming
+    ? tx("replay.next", { move: el("span", {}, ...describeMove(state, upcoming, null, { timedOut: timedOut(upcoming) })) })
+    : endOfMatch(state)));
 
   renderScoreboard(state);
   renderHands(state);
@@ -67,12 +70,12 @@ function render(state, step) {
   $("stock").replaceChildren(
     stockCount ? el("div", { class: "card back stock-card", "aria-hidden": "true" })
       : el("div", { class: "card empty", "aria-hidden": "true" }),
-    el("div", { class: "stock-count", text: `Stock ${stockCount}` }),
+    el("div", { class: "stock-count", text: t("stock.count", { n: stockCount }) }),
   );
   const floor = state.floor || [];
   $("floor").replaceChildren(...(floor.length
     ? floor.map((c) => cardFace(c, { attrs: { role: "listitem", "aria-label": cardName(c) } }))
-    : [el("div", { class: "floor-empty", text: "The floor is empty" })]));
+    : [el("div", { class: "floor-empty", text: t("floor.empty") })]));
   renderPiles(state);
   renderRounds(state);
 }
@@ -81,19 +84,20 @@ function renderScoreboard(state) {
   const boxes = (state.sides || []).map((side) => el("div", {
     class: `side ${state.winner === side.side && state.status === "finished" ? "to-move" : ""}`,
   },
-  el("div", { class: "side-name", text: sideName(state, side.side) }),
-  el("div", { class: "side-score" }, el("span", { class: "score", text: side.score ?? 0 }),
-    el("span", { class: "of", text: state.target_score ? ` / ${state.target_score}` : "" })),
+  el("div", { class: "side-name" }, el("bdi", { text: sideName(state, side.side) })),
+  el("div", { class: "side-score" }, el("span", { class: "score", text: num(side.score ?? 0) }),
+    el("span", { class: "of", text: state.target_score ? ` / ${num(state.target_score)}` : "" })),
   el("div", { class: "side-stats" },
-    el("span", { text: `Pile ${side.captured ?? 0}` }),
-    el("span", { text: `Basras ${side.basras ?? 0}` }),
-    el("span", { text: `Jack basras ${side.jack_basras ?? 0}` }))));
-  let result = "";
+    el("span", { text: t("score.pile", { n: side.captured ?? 0 }) }),
+    el("span", { text: t("replay.basras", { n: side.basras ?? 0 }) }),
+    el("span", { text: t("replay.jack_basras", { n: side.jack_basras ?? 0 }) }))));
+  let result = [];
   if (state.status === "finished") {
-    result = state.winner === null || state.winner === undefined ? "Draw" : `${sideName(state, state.winner)} won`;
+    result = state.winner === null || state.winner === undefined ? [t("result.draw")]
+      : tx("replay.won", { side: nm(sideName(state, state.winner)) });
   }
   $("scoreboard").replaceChildren(el("div", { class: "match-info" },
-    el("span", { text: `Round ${state.round ?? ""}` }), el("span", { text: result })), ...boxes);
+    el("span", { text: t("score.round", { n: state.round ?? 1 }) }), el("span", {}, ...result)), ...boxes);
 }
 
 function renderHands(state) {
@@ -103,11 +107,11 @@ function renderHands(state) {
     return el("div", {
       class: `replay-seat ${state.turn === seat.seat ? "to-move" : ""}`,
       "data-seat": seat.seat,
-      "aria-label": `${seatName(state, seat.seat)}'s hand: ${hand.length ? hand.map(cardName).join(", ") : "empty"}`,
+      "aria-label": t("replay.hand_label", { name: nm(seatName(state, seat.seat)), cards: hand.length ? hand.map(cardName).join(t("list.comma")) : t("replay.empty") }),
     },
-    el("div", { class: "seat-name" }, seatName(state, seat.seat),
-      state.turn === seat.seat ? el("span", { class: "tag", text: "to play" }) : null,
-      state.dealer === seat.seat ? el("span", { class: "tag", text: "dealer" }) : null),
+    el("div", { class: "seat-name" }, el("bdi", { text: seatName(state, seat.seat) }),
+      state.turn === seat.seat ? el("span", { class: "tag", text: t("seat.to_play_short") }) : null,
+      state.dealer === seat.seat ? el("span", { class: "tag", text: t("seat.dealer") }) : null),
     el("div", { class: "cards" }, ...hand.map((c) => cardFace(c))));
   }));
 }
@@ -117,7 +121,7 @@ function renderPiles(state) {
   $("piles").replaceChildren(...(state.sides || []).map((side) => {
     const pile = piles[side.side] || [];
     return el("div", { class: "pile", "data-side": side.side },
-      el("div", { class: "seat-name", text: `${sideName(state, side.side)}: pile of ${pile.length}` }),
+      el("div", { class: "seat-name" }, ...tx("replay.pile", { side: nm(sideName(state, side.side)), count: pile.length })),
       el("div", { class: "pile-cards", title: cardsText(pile) }, ...pile.map((c) => cardFace(c))));
   }));
 }
@@ -126,13 +130,13 @@ function renderRounds(state) {
   const rounds = state.rounds || [];
   const sides = state.sides || [];
   if (!rounds.length) {
-    $("rounds").replaceChildren(el("p", { class: "muted", text: "No round scored yet at this step." }));
+    $("rounds").replaceChildren(el("p", { class: "muted", text: t("replay.no_round") }));
     return;
   }
   $("rounds").replaceChildren(el("table", {},
-    el("thead", {}, el("tr", {}, el("th", { text: "Round" }), ...sides.map((s) => el("th", { text: sideName(state, s.side) })))),
-    el("tbody", {}, ...rounds.map((r) => el("tr", {}, el("th", { scope: "row", text: r.round }),
-      ...sides.map((s) => el("td", { text: `${(r.points || [])[s.side] ?? 0}${r.cards ? ` (${r.cards[s.side]} cards)` : ""}` })))))));
+    el("thead", {}, el("tr", {}, el("th", { text: t("rounds.round") }), ...sides.map((s) => el("th", {}, el("bdi", { text: sideName(state, s.side) }))))),
+    el("tbody", {}, ...rounds.map((r) => el("tr", {}, el("th", { scope: "row", text: num(r.round) }),
+      ...sides.map((s) => el("td", { text: `${num((r.points || [])[s.side] ?? 0)}${r.cards ? ` (${t("round.cards", { count: r.cards[s.side] })})` : ""}` })))))));
 }
 
 // ---- fairness ----------------------------------------------------------------------------
@@ -212,7 +216,7 @@ async function checkDecks(fair, events) {
   const list = $("decks");
   const summary = $("decks-summary");
   if (!fair.server_seed) {
-    summary.textContent = "not yet (the server seed is revealed when the game is over)";
+    summary.textContent = t("fair.not_yet_over");
     return;
   }
   const dealt = [];
@@ -223,7 +227,7 @@ async function checkDecks(fair, events) {
     dealt.push({ round, deck: deck.map((c) => String(c).toUpperCase()), fixed: isFixedDeck(event.data), type: event.type });
   });
   if (!dealt.length) {
-    summary.textContent = "no dealt deck found in the event log";
+    summary.textContent = t("fair.no_deck");
     return;
   }
   let checked = 0;
@@ -231,13 +235,13 @@ async function checkDecks(fair, events) {
   const items = [];
   for (const { round, deck, fixed } of dealt) {
     if (fixed && round === 1 && fair.custom_deck) {
-      items.push(el("li", { "data-round": round }, `Round ${round}: deck fixed by the game's creator (not shuffled)`));
+      items.push(el("li", { "data-round": round }, t("fair.round_fixed", { n: round })));
       continue;
     }
     if (fixed) {  // only round 1 of a game created with a deck may be dealt unshuffled
       checked += 1;
       items.push(el("li", { "data-round": round, "data-ok": "false" }, mark(false),
-        ` Round ${round}: marked fixed, but only round 1 of a game created with a deck may be`));
+        ` ${t("fair.round_bad_fixed", { n: round })}`));
       continue;
     }
     const derived = await deriveDeck(fair.server_seed, fair.client_seed ?? "", round);
@@ -245,12 +249,12 @@ async function checkDecks(fair, events) {
     checked += 1;
     if (ok) matched += 1;
     items.push(el("li", { "data-round": round, "data-ok": String(ok) }, mark(ok),
-      ` Round ${round}: deck re-derived: ${ok ? "match" : "mismatch"}`));
+      ` ${t(ok ? "fair.round_match" : "fair.round_mismatch", { n: round })}`));
   }
   list.replaceChildren(...items);
   const allOk = checked > 0 && matched === checked;
   summary.replaceChildren(el("span", { class: allOk ? "ok" : checked ? "bad" : "" ,
-    text: checked ? `${allOk ? "match" : "mismatch"} (${matched} of ${checked} shuffled rounds)` : "no shuffled round" }));
+    text: checked ? t(allOk ? "fair.decks_match" : "fair.decks_mismatch", { n: matched, count: checked }) : t("fair.no_shuffled") }));
   summary.dataset.ok = String(allOk);
 }
 
@@ -258,48 +262,53 @@ async function checkFairness() {
   const { data: served } = await api("GET", path("/fairness"));
   const events = await allEvents();
   const fair = { ...served, ...loggedFairness(events) };
+  for (const key of timedOutMoves(events)) replay.timedOut.add(key);
+  const resigned = events.find((e) => e.type === "Resigned" || e.type === "Forfeited");
+  if (resigned && resigned.data) replay.resigned = resigned;
+  go(replay.step);
   const rows = [
-    ["Algorithm", fair.algorithm], ["Commitment", fair.commitment],
-    ["Client seed", fair.client_seed === "" ? "(empty)" : fair.client_seed],
-    ["Server seed", fair.server_seed || "(hidden until the game is over)"],
+    [t("fair.algorithm"), fair.algorithm], [t("fair.commitment"), fair.commitment],
+    [t("fair.client_seed"), clientSeedText(fair.client_seed)],
+    [t("fair.server_seed"), fair.server_seed || t("fair.hidden")],
   ];
   if ("custom_deck" in fair) {
-    rows.push(["Deck", fair.custom_deck ? "fixed by the game's creator (round 1 not shuffled)" : "shuffled"]);
+    rows.push([t("fair.deck"), fair.custom_deck ? t("fair.deck_fixed") : t("fair.deck_shuffled")]);
   }
   $("fairness-data").replaceChildren(...rows.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { text: v ?? "" })]));
 
   const commitment = $("commitment-check");
   if (fair.algorithm && fair.algorithm !== ALGORITHM) {
-    commitment.textContent = `unknown algorithm ${fair.algorithm}`;
+    commitment.textContent = t("fair.unknown_algorithm", { name: fair.algorithm });
   } else if (!fair.server_seed) {
-    commitment.textContent = "not yet (seed not revealed)";
+    commitment.textContent = t("fair.not_yet");
   } else {
     try {
       const digest = await sha256Hex(hexToBytes(fair.server_seed));
       const ok = digest === String(fair.commitment).toLowerCase();
-      commitment.replaceChildren(mark(ok), ` ${ok ? "match" : "mismatch"}: SHA-256(server seed) = ${digest.slice(0, 16)}\u2026`);
+      commitment.replaceChildren(mark(ok), ` ${t(ok ? "fair.commit_match" : "fair.commit_mismatch", { digest: `${digest.slice(0, 16)}\u2026` })}`);
       commitment.dataset.ok = String(ok);
     } catch (err) {
-      commitment.textContent = `cannot check: ${err.message}`;
+      commitment.textContent = t("fair.cannot", { why: err.message });
     }
   }
   try {
     await checkDecks(fair, events);
   } catch (err) {
-    $("decks-summary").textContent = `cannot check: ${err.message}`;
+    $("decks-summary").textContent = t("fair.cannot", { why: err.message });
   }
 }
 
 async function checkServer() {
   const { data } = await api("GET", path("/verify"));
   const ok = Boolean(data && data.ok);
-  $("verify-ok").replaceChildren(mark(ok), ` ${ok ? "ok" : "FAILED"}`);
+  $("verify-ok").replaceChildren(mark(ok), ` ${t(ok ? "fair.ok" : "fair.failed")}`);
   $("verify-ok").dataset.ok = String(ok);
   const checks = (data && data.checks) || {};
   $("verify-checks").replaceChildren(...Object.entries(checks).map(([name, value]) => {
     const passed = typeof value === "object" && value !== null ? Boolean(value.ok) : Boolean(value);
     const detail = typeof value === "object" && value !== null && value.detail ? ` (${value.detail})` : "";
-    return el("li", { "data-check": name }, mark(passed), ` ${name.replaceAll("_", " ")}${detail}`);
+    const label = t(`fair.check.${name}`) === `fair.check.${name}` ? name.replaceAll("_", " ") : t(`fair.check.${name}`);
+    return el("li", { "data-check": name }, mark(passed), ` ${label}${detail}`);
   }));
 }
 
@@ -315,16 +324,37 @@ function onKey(event) {
   go(Number.isFinite(delta) ? replay.step + delta : delta < 0 ? 0 : replay.total);
 }
 
+// The seeds the players gave, seat by seat ("|" between seats): said in words when nobody gave one.
+function clientSeedText(seed) {
+  if (seed === undefined || seed === null) return "";
+  if (!String(seed).replaceAll("|", "")) return t("fair.no_client_seed");
+  return seed;
+}
+
+function timedOut(move) {
+  return replay.timedOut.has(`${move.round}:${move.seat}:${String(move.card).toUpperCase()}`);
+}
+
+// The end of the replay: the result, and who resigned or forfeited if the match ended so.
+function endOfMatch(state) {
+  const parts = [t("replay.end")];
+  const side = replay.resigned ? replay.resigned.data.side : state.resigned;
+  if (typeof side === "number") {
+    parts.push(" ", ...tx(replay.resigned && replay.resigned.type === "Forfeited" ? "replay.forfeited" : "result.resigned",
+      { side: nm(sideName(state, side)) }));
+  }
+  return parts;
+}
+
 async function start() {
+  await initI18n();
   const match = location.pathname.match(/^\/replay\/([^/]+)\/?$/);
   if (!match) {
-    setStatus("No game id in the address.", "error");
+    setStatus(t("replay.no_id"), "error");
     return;
   }
   replay.id = decodeURIComponent(match[1]);
-  $("game-label").textContent = `Game ${replay.id}`;
-  $("replay-title").textContent = `Replay of game ${replay.id}`;
-  document.title = `Basra replay \u2014 game ${replay.id}`;
+  document.title = t("replay.title");
   $("back-to-game").href = `/play/${encodeURIComponent(replay.id)}`;
   $("first").addEventListener("click", () => go(0));
   $("prev").addEventListener("click", () => go(replay.step - 1));
@@ -333,13 +363,18 @@ async function start() {
   $("slider").addEventListener("input", (event) => go(Number(event.target.value)));
   document.addEventListener("keydown", onKey);
 
-  checkServer().catch((err) => { $("verify-ok").textContent = `cannot check: ${err.message}`; });
-  checkFairness().catch((err) => { $("commitment-check").textContent = `cannot check: ${err.message}`; });
+  checkServer().catch((err) => { $("verify-ok").textContent = t("fair.cannot", { why: errorText(err) }); });
+  checkFairness().catch((err) => { $("commitment-check").textContent = t("fair.cannot", { why: errorText(err) }); });
   try {
     const { data } = await api("GET", path("/moves"));
     replay.moves = (data && data.moves) || [];
     replay.total = replay.moves.length;
     await go(0);
+    const { data: first } = await api("GET", path("/replay?step=0"));
+    const names = (first.state.seats || []).map((s) => seatName(first.state, s.seat));
+    const label = names.flatMap((n, i) => (i ? [t("side.joiner"), el("bdi", { text: n })] : [el("bdi", { text: n })]));
+    $("game-label").replaceChildren(...label);
+    $("replay-title").replaceChildren(...tx("replay.heading", { names: el("span", {}, ...label.map((n) => n.cloneNode(true))) }));
   } catch (err) {
     showError(err);
   }

@@ -2,6 +2,7 @@
 // server pairs it (or a bot takes the other seats), then the table opens.
 import { api, saveSeat } from "./basra.js";
 import { ensurePlayer } from "./player.js";
+import { t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 export const BOT_AFTER_SECONDS = 20;
@@ -15,7 +16,7 @@ function chosen() {
   return body;
 }
 
-function showSearching(on, message = "Looking for an opponent\u2026") {
+function showSearching(on, message = t("online.looking")) {
   $("seeking").hidden = !on;
   $("seek").disabled = on;
   $("seek-status").textContent = message;
@@ -23,9 +24,9 @@ function showSearching(on, message = "Looking for an opponent\u2026") {
   clearInterval(search.timer);
   if (on) {
     search.started = Date.now();
-    $("seek-elapsed").textContent = "0 s";
+    $("seek-elapsed").textContent = t("online.elapsed", { n: 0 });
     search.timer = setInterval(() => {
-      $("seek-elapsed").textContent = `${Math.floor((Date.now() - search.started) / 1000)} s`;
+      $("seek-elapsed").textContent = t("online.elapsed", { n: Math.floor((Date.now() - search.started) / 1000) });
     }, 250);
   }
 }
@@ -53,7 +54,7 @@ async function follow(onMatched, onError) {
       showSearching(false);
       $("seek-status").textContent = "";
       search.id = null;
-      onError(new Error(data.status === "expired" ? "Nobody came in time: try again." : "The search was cancelled."));
+      onError(new Error(data.status === "expired" ? t("online.expired") : t("online.cancelled")));
       return;
     }
   }

@@ -1,9 +1,9 @@
 // Drawing the table from a view: seats around the floor (partners across), the scoreboard per
 // side, the hand, the rounds table and the result. No requests are made here.
 import { cardBack, cardFace, cardName, cardText, cardsText, el, seatName, describeMove } from "./basra.js";
+import { isolate, nm, num, t, tx } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
-const TEAM = ["Team A", "Team B"];
 
 export function isSeated(view) {
   return view && view.you !== undefined && view.you !== null;
@@ -17,7 +17,7 @@ function seatOf(view, seat) {
   return (view.seats || []).find((s) => s.seat === seat) || { seat, side: seat % 2 };
 }
 
-function sideOfSeat(view, seat) {
+export function sideOfSeat(view, seat) {
   const entry = seatOf(view, seat);
   return entry.side ?? seat % 2;
 }
@@ -26,26 +26,48 @@ function teams(view) {
   return (view.seats || []).length === 4;
 }
 
-// "Alice", or in a four-player game "Alice (partner)" / "Bob (Team B)".
+const teamName = (side) => t(side === 0 ? "team.a" : "team.b");
+
+// The name a move or a turn is told with: in a four-player game "Alice (your partner)".
 function who(view, seat) {
   const name = seatName(view, seat);
-  if (isSeated(view) && seat === view.you) return "You";
-  if (!teams(view)) return name;
-  if (isSeated(view) && sideOfSeat(view, seat) === sideOfSeat(view, view.you)) return `${name} (your partner)`;
+  if (teams(view) && isSeated(view) && seat !== view.you && sideOfSeat(view, seat) === sideOfSeat(view, view.you)) {
+    return { partner: name };
+  }
   return name;
 }
 
-export function sideLabel(view, side) {
-  const names = (view.seats || []).filter((s) => s.side === side).map((s) =>
-    (isSeated(view) && s.seat === view.you ? `${seatName(view, s.seat)} (you)` : seatName(view, s.seat)));
-  const joined = names.join(" & ") || `Side ${side}`;
-  return teams(view) ? `${TEAM[side] || `Side ${side}`}: ${joined}` : joined;
+function whoParam(view, seat) {
+  const named = who(view, seat);
+  if (typeof named === "string") return nm(named);
+  return el("span", {}, ...tx("seat.your_partner", { name: nm(named.partner) }));
 }
 
-export function moveText(view, move) {
-  const text = describeMove(view, move, view.you);
-  if (!teams(view) || (isSeated(view) && move.seat === view.you)) return text;
-  return text.replace(seatName(view, move.seat), who(view, move.seat));
+function sideNames(view, side) {
+  return (view.seats || []).filter((s) => s.side === side).map((s) =>
+    (isSeated(view) && s.seat === view.you ? tx("seat.you_named", { name: nm(seatName(view, s.seat)) })
+      : [el("bdi", { text: seatName(view, s.seat) })]));
+}
+
+// A side's label as nodes: "Lina (you)", or in teams "Team A: Lina (you) & Omar".
+export function sideLabelNodes(view, side) {
+  const names = sideNames(view, side);
+  const joined = [];
+  names.forEach((parts, index) => {
+    if (index) joined.push(t("side.joiner"));
+    joined.push(...parts);
+  });
+  if (!joined.length) joined.push(t("side.number", { n: side + 1 }));
+  return teams(view) ? [teamName(side), t("side.colon"), ...joined] : joined;
+}
+
+export function sideLabel(view, side) {
+  return sideLabelNodes(view, side).map((p) => (p instanceof Node ? p.textContent : p)).join("");
+}
+
+// A move's line: with the partner marked, and "time ran out" for a card the server played.
+export function moveNodes(view, move, timedOut = false) {
+  return describeMove(view, move, isSeated(view) ? view.you : null, { who: whoParam(view, move.seat), timedOut });
 }
 
 // Where each seat sits: you (or seat 0 for a spectator) at the bottom, partners across.
@@ -59,7 +81,7 @@ function place(view, seat) {
 
 // ---- match totals ------------------------------------------------------------------------
 
-function roundBasras(view, round, side, kind, moves) {
+export function roundBasras(view, round, side, kind, moves) {
   const entry = (view.rounds || []).find((r) => r.round === round);
   if (entry && Array.isArray(entry[kind])) return entry[kind][side] ?? 0;
   const want = kind === "jack_basras" ? "jack_basra" : "basra";
@@ -85,20 +107,20 @@ export function renderScoreboard(view, moves) {
     const basras = matchBasras(view, side.side, "basras", moves);
     const jacks = matchBasras(view, side.side, "jack_basras", moves);
     return el("div", { class: classes.join(" "), "data-side": side.side },
-      el("div", { class: "side-name", text: sideLabel(view, side.side) }),
-      el("div", { class: "side-score" }, el("span", { class: "score", text: side.score ?? 0 }),
-        el("span", { class: "of", text: target ? ` / ${target}` : "" })),
+      el("div", { class: "side-name" }, ...sideLabelNodes(view, side.side)),
+      el("div", { class: "side-score" }, el("span", { class: "score", text: num(side.score ?? 0) }),
+        el("span", { class: "of", text: target ? ` / ${num(target)}` : "" })),
       el("div", { class: "side-stats" },
-        el("span", { class: "pile-count", title: "Cards in the pile this round", text: `Pile ${side.captured ?? 0}` }),
-        el("span", { class: "basras", title: "Basras: this round, and in the whole match",
-          text: `Basras ${side.basras ?? 0} \u00b7 match ${basras}` }),
-        el("span", { class: "jack-basras", title: "Jack basras: this round, and in the whole match",
-          text: `Jack basras ${side.jack_basras ?? 0} \u00b7 match ${jacks}` })));
+        el("span", { class: "pile-count", title: t("score.pile_title"), text: t("score.pile", { n: side.captured ?? 0 }) }),
+        el("span", { class: "basras", title: t("score.basras_title"),
+          text: t("score.basras", { n: side.basras ?? 0, match: basras }) }),
+        el("span", { class: "jack-basras", title: t("score.jack_basras_title"),
+          text: t("score.jack_basras", { n: side.jack_basras ?? 0, match: jacks }) })));
   });
   const info = el("div", { class: "match-info" },
-    el("span", { text: view.status === "waiting" ? "Not dealt yet" : `Round ${view.round ?? 1}` }),
-    view.custom_deck ? el("span", { class: "custom-deck", text: "Deck fixed by the creator" }) : null,
-    el("span", { text: target ? `Target ${target}` : "" }));
+    el("span", { text: view.status === "waiting" ? t("score.not_dealt") : t("score.round", { n: view.round ?? 1 }) }),
+    view.custom_deck ? el("span", { class: "custom-deck", text: t("score.custom_deck") }) : null,
+    el("span", { text: target ? t("score.target", { n: target }) : "" }));
   $("scoreboard").replaceChildren(info, ...boxes);
 }
 
@@ -122,34 +144,38 @@ export function renderSeats(view, ctx) {
     const side = sideOfSeat(view, s.seat);
     const partner = teams(view) && isSeated(view) && side === sideOfSeat(view, view.you);
     const tags = [
-      s.bot && !named.toLowerCase().includes(String(s.bot).toLowerCase()) ? `${s.bot} bot` : null,
-      partner ? "partner" : null,
-      teams(view) ? TEAM[side] : null,
-      view.dealer === s.seat ? "dealer" : null,
+
+      partner ? t("seat.partner") : null,
+      teams(view) ? teamName(side) : null,
+      view.dealer === s.seat ? t("seat.dealer") : null,
     ].filter(Boolean);
     const play = plays.get(s.seat);
     const now = ctx.playing && ctx.playing.seat === s.seat ? ctx.playing : null;
     const shown = now || play;
     const played = shown ? el("div", { class: `played ${now ? "now" : ""}`, "aria-hidden": "true" },
-      el("span", { class: "played-label", text: now ? "plays" : "played" }),
+      el("span", { class: "played-label", text: now ? t("seat.plays") : t("seat.played") }),
       cardFace(shown.card, { attrs: { class: "small-face" } })) : null;
     const clock = toMove && ctx.deadline ? el("span", { class: "seat-clock", "data-deadline": ctx.deadline }) : null;
-    const label = `${who(view, s.seat)}${teams(view) ? `, ${TEAM[side]}` : ""}: ${count} cards in hand`
-      + `${toMove ? ", to play" : ""}${play ? `, last played ${cardName(play.card)}` : ""}`;
+    const label = [
+      t("seat.label", { name: nm(named), count }),
+      teams(view) ? teamName(side) : null,
+      toMove ? t("seat.to_play_short") : null,
+      play ? t("seat.last_played", { card: cardName(play.card) }) : null,
+    ].filter(Boolean).join(t("list.comma"));
     return el("div", {
       class: `seat place-${place(view, s.seat)} side-${side} ${toMove ? "to-move" : ""} ${partner ? "partner" : ""}`,
       "data-seat": s.seat,
       "aria-label": label,
     },
-    el("div", { class: "seat-name" }, el("span", { class: "name", text: named }),
-      ...tags.map((t) => el("span", { class: "tag", text: t }))),
+    el("div", { class: "seat-name" }, el("bdi", { class: "name", text: named }),
+      ...tags.map((tag) => el("span", { class: "tag", text: tag }))),
     el("div", { class: "seat-body" },
       el("div", { class: "fan", "aria-hidden": "true" },
         ...Array.from({ length: Math.min(count, 4) }, () => cardBack("small"))),
       played),
     el("div", { class: "seat-count" },
-      !s.name && !s.bot && view.status === "waiting" ? "waiting for a player" : `${count} card${count === 1 ? "" : "s"}`,
-      toMove ? el("span", { class: "to-play", text: " \u25b6 to play" }) : null, clock));
+      !s.name && !s.bot && view.status === "waiting" ? t("seat.waiting") : t("seat.cards", { count }),
+      toMove ? el("span", { class: "to-play", text: ` \u25b6 ${t("seat.to_play_short")}` }) : null, clock));
   }));
 }
 
@@ -159,9 +185,9 @@ export function renderStock(view) {
   const left = Array.isArray(view.stock) ? view.stock.length : view.stock ?? 0;
   $("stock").replaceChildren(
     left > 0 ? cardBack("stock-card") : el("div", { class: "card empty", "aria-hidden": "true" }),
-    el("div", { class: "stock-count", text: `Stock ${left}` }),
+    el("div", { class: "stock-count", "data-left": left, text: t("stock.count", { n: left }) }),
   );
-  $("stock").setAttribute("aria-label", `${left} cards left in the stock`);
+  $("stock").setAttribute("aria-label", t("stock.label", { count: left }));
 }
 
 export function renderFloor(view, ctx) {
@@ -169,7 +195,7 @@ export function renderFloor(view, ctx) {
   const taking = new Set(ctx.playing ? ctx.playing.captured : []);
   const arrived = ctx.justPlayed && !ctx.justPlayed.captured.length ? ctx.justPlayed.card : null;
   if (!floor.length) {
-    $("floor").replaceChildren(el("div", { class: "floor-empty", text: "The floor is empty" }));
+    $("floor").replaceChildren(el("div", { class: "floor-empty", text: t("floor.empty") }));
     return;
   }
   $("floor").replaceChildren(...floor.map((code) => {
@@ -179,20 +205,20 @@ export function renderFloor(view, ctx) {
 }
 
 export function renderTurn(view, ctx) {
-  let text = "";
-  if (view.status === "waiting") text = "Waiting for players to join\u2026";
-  else if (view.status === "finished") text = "Game over";
-  else if (view.status === "cancelled") text = "This game was cancelled: nobody joined in time.";
-  else if (yourTurn(view) && !ctx.animating) text = "Your turn \u2014 pick a card (keys 1\u20134)";
-  else if (view.turn !== null && view.turn !== undefined) text = `${who(view, view.turn)} to play\u2026`;
   const node = $("turn");
-  node.textContent = text;
+  let parts = [];
+  if (view.status === "waiting") parts = [t("turn.waiting")];
+  else if (view.status === "finished") parts = [t("turn.over")];
+  else if (view.status === "cancelled") parts = [t("turn.cancelled")];
+  else if (yourTurn(view) && !ctx.animating) parts = [t(ctx.touch ? "turn.yours_touch" : "turn.yours")];
+  else if (view.turn !== null && view.turn !== undefined) parts = tx("turn.other", { who: whoParam(view, view.turn) });
+  node.replaceChildren(...parts);
   node.className = `turn ${yourTurn(view) && !ctx.animating ? "yours" : ""}`;
   const you = view.you;
-  const team = teams(view) && isSeated(view) ? ` \u00b7 ${TEAM[sideOfSeat(view, you)]}` : "";
-  $("you-label").textContent = !isSeated(view)
-    ? "You are watching this game."
-    : `${seatName(view, you)}${team}${view.dealer === you ? " \u00b7 dealer" : ""}`;
+  const bits = isSeated(view) ? [el("bdi", { text: seatName(view, you) })] : [t("turn.watching")];
+  if (isSeated(view) && teams(view)) bits.push(" \u00b7 ", teamName(sideOfSeat(view, you)));
+  if (isSeated(view) && view.dealer === you) bits.push(" \u00b7 ", t("seat.dealer"));
+  $("you-label").replaceChildren(...bits);
 }
 
 function legalFor(view, code) {
@@ -202,9 +228,9 @@ function legalFor(view, code) {
 export function previewText(code, legal) {
   if (!legal) return "";
   const took = legal.captured && legal.captured.length;
-  const basra = legal.basra === "jack_basra" ? " \u2014 jack basra!" : legal.basra ? " \u2014 basra!" : "";
-  return took ? `${cardText(code)} would take ${cardsText(legal.captured)}${basra}`
-    : `${cardText(code)} would take nothing (it stays on the floor)`;
+  const basra = legal.basra === "jack_basra" ? ` \u2014 ${t("move.jack_basra")}` : legal.basra ? ` \u2014 ${t("move.basra")}` : "";
+  return took ? `${t("preview.takes", { card: cardText(code), cards: cardsText(legal.captured) })}${basra}`
+    : t("preview.nothing", { card: cardText(code) });
 }
 
 export function highlight(view, code) {
@@ -214,9 +240,13 @@ export function highlight(view, code) {
   $("caption").textContent = legal ? previewText(code, legal) : "";
 }
 
+// The hand. On a touch screen (no hover) a tap selects a card and shows what it would take; a
+// second tap or the Play button plays it. With a mouse or the keyboard a click plays at once
+// (hovering and focusing already show the preview).
 export function renderHand(view, ctx) {
   const hand = view.hand || [];
   const mine = yourTurn(view) && !ctx.animating;
+  const selected = mine && hand.includes(ctx.selected) ? ctx.selected : null;
   // Keep the keyboard where it was: on the same card (or the first) if the hand had focus.
   const active = document.activeElement;
   const handHadFocus = Boolean(active && active.closest && active.closest("#hand"));
@@ -226,37 +256,42 @@ export function renderHand(view, ctx) {
     const legal = mine ? legalFor(view, code) : null;
     const badge = legal && legal.captured && legal.captured.length
       ? el("span", { class: `badge ${legal.basra ? "basra" : ""}`, "aria-hidden": "true",
-        text: legal.basra ? "\u2605" : `+${legal.captured.length}` }) : null;
+        text: legal.basra ? "\u2605" : `+${num(legal.captured.length)}` }) : null;
     const button = cardFace(code, {
       tag: "button",
       attrs: {
         type: "button",
-        "aria-label": `Play ${cardName(code)}`,
+        "aria-label": t("hand.play", { card: cardName(code) }),
         "aria-describedby": "caption",
         "aria-disabled": mine ? null : "true",
-        title: legal ? previewText(code, legal) : `${cardName(code)} (key ${index + 1})`,
+        "aria-pressed": ctx.touch && mine ? String(code === selected) : null,
+        title: legal ? previewText(code, legal) : t("hand.key", { card: cardName(code), n: index + 1 }),
         "data-index": index + 1,
       },
     });
     if (badge) button.append(badge);
     button.classList.add("playable");
+    if (code === selected) button.classList.add("selected");
     if (!mine) button.classList.add("waiting");
-    button.addEventListener("click", () => ctx.onPlay(code));
-    button.addEventListener("mouseenter", () => highlight(view, code));
-    button.addEventListener("mouseleave", () => highlight(view, null));
+    button.addEventListener("click", () => (ctx.touch ? ctx.onSelect(code) : ctx.onPlay(code)));
+    button.addEventListener("mouseenter", () => { if (!ctx.touch) highlight(view, code); });
+    button.addEventListener("mouseleave", () => { if (!ctx.touch) highlight(view, selected); });
     button.addEventListener("focus", () => {
       ctx.onFocus(code);
-      highlight(view, code);
+      if (!ctx.touch) highlight(view, code);
     });
-    button.addEventListener("blur", () => highlight(view, null));
+    button.addEventListener("blur", () => { if (!ctx.touch) highlight(view, null); });
     return button;
   });
   const handNode = $("hand");
   handNode.replaceChildren(...buttons);
   handNode.hidden = !isSeated(view);
   $("felt").querySelector(".me").classList.toggle("to-move", view.status === "active" && isSeated(view) && view.turn === view.you);
-  $("caption").textContent = "";
-  if (focused) {
+  highlight(view, selected);
+  const play = $("play-selected");
+  play.hidden = !selected;
+  play.textContent = selected ? t("hand.play_button", { card: cardText(selected) }) : "";
+  if (focused && !ctx.touch) {
     const again = handNode.querySelector(`[data-card="${focused}"]`) || handNode.querySelector("button");
     if (again) again.focus({ preventScroll: true });
   }
@@ -264,65 +299,100 @@ export function renderHand(view, ctx) {
 
 // ---- below the table ---------------------------------------------------------------------------
 
-function plural(count, word) {
-  return `${count} ${word}${count === 1 ? "" : "s"}`;
+// The last capture of a round: its seat's side took the cards left on the floor.
+export function lastCapture(moves, round) {
+  const captures = moves.filter((m) => m.round === round && m.captured && m.captured.length);
+  return captures.length ? captures[captures.length - 1] : null;
+}
+
+export function roundParts(view, r, side, moves) {
+  const parts = [];
+  if (r.cards) parts.push(t(r.majority === side ? "round.cards_most" : "round.cards", { count: r.cards[side] }));
+  const basras = roundBasras(view, r.round, side, "basras", moves);
+  const jacks = roundBasras(view, r.round, side, "jack_basras", moves);
+  if (basras) parts.push(t("round.basras", { count: basras }));
+  if (jacks) parts.push(t("round.jack_basras", { count: jacks }));
+  return parts;
 }
 
 export function renderRounds(view, moves) {
   const rounds = view.rounds || [];
   const sides = view.sides || [];
   if (!rounds.length) {
-    $("rounds").replaceChildren(el("p", { class: "muted", text: "No round scored yet." }));
+    $("rounds").replaceChildren(el("p", { class: "muted", text: t("rounds.none") }));
     return;
   }
-  const head = el("tr", {}, el("th", { scope: "col", text: "Round" }),
-    ...sides.map((s) => el("th", { scope: "col", text: sideLabel(view, s.side) })));
-  const rows = rounds.map((r) => el("tr", { "data-round": r.round }, el("th", { scope: "row", text: r.round }),
+  const head = el("tr", {}, el("th", { scope: "col", text: t("rounds.round") }),
+    ...sides.map((s) => el("th", { scope: "col" }, ...sideLabelNodes(view, s.side))));
+  const rows = rounds.map((r) => el("tr", { "data-round": r.round }, el("th", { scope: "row", text: num(r.round) }),
     ...sides.map((s) => {
-      const parts = [];
-      if (r.cards) parts.push(`${r.cards[s.side]} cards${r.majority === s.side ? " (most)" : ""}`);
-      const basras = roundBasras(view, r.round, s.side, "basras", moves);
-      const jacks = roundBasras(view, r.round, s.side, "jack_basras", moves);
-      if (basras) parts.push(plural(basras, "basra"));
-      if (jacks) parts.push(plural(jacks, "jack basra"));
-      return el("td", {}, el("b", { text: (r.points || [])[s.side] ?? 0 }),
-        el("span", { class: "why", text: parts.length ? ` \u2014 ${parts.join(", ")}` : "" }));
+      const parts = roundParts(view, r, s.side, moves);
+      return el("td", {}, el("b", { text: num((r.points || [])[s.side] ?? 0) }),
+        el("span", { class: "why", text: parts.length ? ` \u2014 ${parts.join(t("list.comma"))}` : "" }));
     })));
-  const total = el("tr", { class: "total" }, el("th", { scope: "row", text: "Total" }),
-    ...sides.map((s) => el("td", { text: s.score ?? 0 })));
+  const total = el("tr", { class: "total" }, el("th", { scope: "row", text: t("rounds.total") }),
+    ...sides.map((s) => el("td", { text: num(s.score ?? 0) })));
   $("rounds").replaceChildren(el("table", {}, el("thead", {}, head), el("tbody", {}, ...rows, total)));
 }
 
-export function renderResult(view, gameId) {
+export function resultHeadline(view) {
+  const winner = view.winner;
+  const yourSide = isSeated(view) ? sideOfSeat(view, view.you) : null;
+  const parts = [];
+  if (view.status === "cancelled") parts.push(t("result.cancelled"));
+  else if (winner === null || winner === undefined) parts.push(t("result.draw"));
+  else if (yourSide === winner) parts.push(t(teams(view) ? "result.your_team_wins" : "result.you_win"));
+  else parts.push(...tx(teams(view) ? "result.team_wins" : "result.wins", { side: el("span", {}, ...sideLabelNodes(view, winner)) }));
+  if (typeof view.resigned === "number") {
+    parts.push(" ");
+    if (view.resigned === yourSide) parts.push(t("result.you_resigned"));
+    else parts.push(...tx("result.resigned", { side: el("span", {}, ...sideLabelNodes(view, view.resigned)) }));
+  }
+  return parts;
+}
+
+export function renderResult(view, gameId, extra = []) {
   const node = $("result");
   if (view.status !== "finished" && view.status !== "cancelled") {
     node.hidden = true;
     return;
   }
   const winner = view.winner;
-  const yourSide = isSeated(view) ? sideOfSeat(view, view.you) : null;
-  let headline;
-  if (view.status === "cancelled") headline = "Cancelled: nobody joined in time.";
-  else if (winner === null || winner === undefined) headline = "It's a draw.";
-  else if (yourSide === winner) headline = teams(view) ? "Your team wins!" : "You win!";
-  else headline = `${sideLabel(view, winner)} ${teams(view) ? "win" : "wins"}.`;
-  if (typeof view.resigned === "number") {
-    headline += view.resigned === yourSide ? " (your side resigned)" : ` (${sideLabel(view, view.resigned)} resigned)`;
-  }
-  const scores = (view.sides || []).map((s) => `${sideLabel(view, s.side)} ${s.score}`).join(" \u00b7 ");
+  const scores = [];
+  (view.sides || []).forEach((s, index) => {
+    if (index) scores.push(" \u00b7 ");
+    scores.push(...sideLabelNodes(view, s.side), " ", num(s.score ?? 0));
+  });
   node.replaceChildren(
-    el("h2", { id: "winner", text: headline }),
-    el("p", { text: scores }),
+    el("h2", { id: "winner" }, ...resultHeadline(view)),
+    el("p", {}, ...scores),
+    ...extra,
     el("p", { class: "result-links" },
-      el("a", { id: "replay-link", class: "button primary", href: `/replay/${encodeURIComponent(view.id || gameId)}`, text: "Watch the replay" }),
-      el("a", { class: "button", href: "/", text: "New game" })),
+      el("a", { id: "replay-link", class: "button primary", href: `/replay/${encodeURIComponent(view.id || gameId)}`, text: t("result.replay") }),
+      el("a", { class: "button", href: "/", text: t("result.new_game") })),
   );
   node.hidden = false;
   node.dataset.winner = winner === null || winner === undefined ? "" : String(winner);
 }
 
-export function renderLog(view, moves) {
+// The newest moves first, each with its own number (never cut: the number is text, not a list
+// marker); a resignation or forfeit ends the list.
+export function renderLog(view, moves, timedOut = new Set()) {
   const recent = moves.slice(-12).reverse();
-  $("log").replaceChildren(...recent.map((m) =>
-    el("li", { value: m.n, class: m.basra ? "basra" : "" }, moveText(view, m))));
+  const items = recent.map((m) => el("li", { value: m.n, "data-n": m.n, class: `${m.basra ? "basra" : ""} ${timedOut.has(moveKey(m)) ? "timeout" : ""}`.trim() },
+    el("span", { class: "move-n", text: `${num(m.n)}.` }), " ", el("span", {}, ...moveNodes(view, m, timedOut.has(moveKey(m))))));
+  if (typeof view.resigned === "number" && view.status === "finished") {
+    const mine = isSeated(view) && view.resigned === sideOfSeat(view, view.you);
+    items.unshift(el("li", { class: "resigned", "data-resigned": view.resigned },
+      el("span", { class: "move-n", text: "\u2691" }), " ",
+      el("span", {}, ...(mine ? [t("result.you_resigned")] : tx("result.resigned", { side: el("span", {}, ...sideLabelNodes(view, view.resigned)) })))));
+  }
+  $("log").replaceChildren(...items);
 }
+
+// Timed-out plays are known by round, seat and card (a card is played once a round).
+export function moveKey(move) {
+  return `${move.round}:${move.seat}:${String(move.card).toUpperCase()}`;
+}
+
+export { isolate, teamName };
