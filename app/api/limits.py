@@ -8,6 +8,8 @@
 - ``JOIN_RATE_LIMIT``: ``POST /games/{id}/join`` per address.
 - ``SEEK_RATE_LIMIT``: ``POST /seeks`` per address, and per player bearer as well (each new
   seek runs a pairing pass).
+- ``ANALYSIS_RATE_LIMIT``: analyses of finished games a client starts, per address (asking for
+  one already started or done costs nothing more than the request).
 - ``BOT_WORK_LIMIT``: the bots' moves a request made the server play, per address, weighted by
   what they cost (``BOT_MOVE_COST``): a move answered by three expert bots counts 30. A request
   is refused while the address has no work left; what it costs is counted once it is known.
@@ -101,6 +103,7 @@ class Budgets:
     seek: RateLimitItem
     work: RateLimitItem
     network: RateLimitItem
+    analysis: RateLimitItem
 
     @property
     def window(self) -> RateLimiter:
@@ -152,6 +155,15 @@ class Budgets:
             f"rate limit exceeded ({item}); retry later",
             {"Retry-After": str(seconds_until(reset))},
         )
+
+
+def analysis_refusal() -> Response | None:
+    """A new analysis takes one from the caller's budget of them; the refusal if none is left
+    (no refusal when the limits are off)."""
+    budgets: Budgets | None = current_app.extensions.get("basra_budgets")
+    if budgets is None:
+        return None
+    return budgets._take(budgets.analysis, client_address(), 1)
 
 
 def _create_cost() -> int:
@@ -242,6 +254,7 @@ def install_limits(app: Flask, *blueprints: Blueprint) -> Limiter | None:
         parse(app.config["SEEK_RATE_LIMIT"]),
         parse(app.config["BOT_WORK_LIMIT"]),
         parse(app.config["NETWORK_RATE_LIMIT"]),
+        parse(app.config["ANALYSIS_RATE_LIMIT"]),
     )
     app.before_request(budgets.before)
     app.after_request(budgets.after)
