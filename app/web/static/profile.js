@@ -1,6 +1,7 @@
 // A player's page: rating, a chart of it over rated games, the games with links to their
 // replays, and the leaderboard. /profile is this browser's own player, /profile/<id> anyone's.
 import { api, ApiError, el } from "./basra.js";
+import { analyseButton } from "./analysis.js";
 import { ensurePlayer, playerId, ratingNumber, ratingText, renamePlayer } from "./player.js";
 
 const $ = (id) => document.getElementById(id);
@@ -102,7 +103,8 @@ function historyItem(game) {
   return el("li", { class: `game result-${game.result || "none"}`, "data-game": game.id },
     el("a", { href, text: `Game ${game.id}` }),
     el("span", { text: ` \u2014 ${resultText(game)}${game.rated ? " (rated)" : ""}${changeText(game)}` }),
-    finished ? el("span", { class: "muted", text: " \u00b7 replay" }) : null);
+    finished ? el("span", { class: "muted", text: " \u00b7 replay " }) : null,
+    finished ? analyseButton(game.id) : null);
 }
 
 async function moreGames() {

@@ -2,9 +2,10 @@
 // the server's own verification, plus the commitment and every shuffled deck re-derived here.
 import { api, ApiError, cardFace, cardName, cardsText, el, seatName, sideName, describeMove } from "./basra.js";
 import { ALGORITHM, deriveDeck, hexToBytes, sha256Hex } from "./shuffle.js";
+import { mountAnalysis } from "./analysis.js";
 
 const $ = (id) => document.getElementById(id);
-const replay = { id: null, step: 0, total: 0, moves: [], cache: new Map(), loading: null };
+const replay = { id: null, step: 0, total: 0, moves: [], cache: new Map(), loading: null, analysis: null };
 
 function setStatus(message, kind = "info") {
   $("status").textContent = message || "";
@@ -75,6 +76,7 @@ function render(state, step) {
     : [el("div", { class: "floor-empty", text: "The floor is empty" })]));
   renderPiles(state);
   renderRounds(state);
+  if (replay.analysis) replay.analysis.show(step, state);
 }
 
 function renderScoreboard(state) {
@@ -339,6 +341,7 @@ async function start() {
     const { data } = await api("GET", path("/moves"));
     replay.moves = (data && data.moves) || [];
     replay.total = replay.moves.length;
+    replay.analysis = mountAnalysis($("analysis"), replay.id, replay.total);
     await go(0);
   } catch (err) {
     showError(err);

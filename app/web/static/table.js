@@ -1,6 +1,7 @@
 // Drawing the table from a view: seats around the floor (partners across), the scoreboard per
 // side, the hand, the rounds table and the result. No requests are made here.
 import { cardBack, cardFace, cardName, cardText, cardsText, el, seatName, describeMove } from "./basra.js";
+import { analyseButton } from "./analysis.js";
 
 const $ = (id) => document.getElementById(id);
 const TEAM = ["Team A", "Team B"];
@@ -315,6 +316,7 @@ export function renderResult(view, gameId) {
     el("p", { text: scores }),
     el("p", { class: "result-links" },
       el("a", { id: "replay-link", class: "button primary", href: `/replay/${encodeURIComponent(view.id || gameId)}`, text: "Watch the replay" }),
+      view.status === "finished" ? analyseButton(view.id || gameId) : null,
       el("a", { class: "button", href: "/", text: "New game" })),
   );
   node.hidden = false;
