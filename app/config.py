@@ -97,8 +97,7 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         "SEEK_RATE_LIMIT": os.environ.get("SEEK_RATE_LIMIT") or DEFAULT_SEEK_RATE_LIMIT,
         "JOIN_RATE_LIMIT": os.environ.get("JOIN_RATE_LIMIT") or DEFAULT_JOIN_RATE_LIMIT,
         "BOT_WORK_LIMIT": os.environ.get("BOT_WORK_LIMIT") or DEFAULT_BOT_WORK_LIMIT,
-        "ANALYSIS_RATE_LIMIT": os.environ.get("ANALYSIS_RATE_LIMIT")
-        or DEFAULT_ANALYSIS_RATE_LIMIT,
+        "ANALYSIS_RATE_LIMIT": os.environ.get("ANALYSIS_RATE_LIMIT") or DEFAULT_ANALYSIS_RATE_LIMIT,
         # Analyses of finished games (app/background/analyses.py, docs/bots.md "Analysis"): the
         # processes of low priority each serving process judges moves in (0: its own thread),
         # the analyses one serving process holds waiting or running (past it, 503), and the

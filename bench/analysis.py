@@ -37,9 +37,7 @@ from app.config import default_workers
 
 def finished_match(client: Client, rng: random.Random) -> str:
     """Two humans play a match to 101 to its end, each a card of its hand at random."""
-    status, game = client.call(
-        "POST", "/games", {"players": [{"name": "Amira"}, {"name": "Badr"}]}
-    )
+    status, game = client.call("POST", "/games", {"players": [{"name": "Amira"}, {"name": "Badr"}]})
     assert status == 201, game
     tokens = [seat["token"] for seat in game["seats"]]
     state = game["state"]
@@ -161,8 +159,10 @@ def main() -> int:
         print("   " + summary(ratios, at_least(ratios, 0.9)), flush=True)
     if args.noise:
         median, p90 = noise(args.noise, args.work)
-        print(f"3. a card's loss between two searches of {args.work} card plays, over "
-              f"{args.noise} positions: median {median:.2f}, p90 {p90:.2f} points")
+        print(
+            f"3. a card's loss between two searches of {args.work} card plays, over "
+            f"{args.noise} positions: median {median:.2f}, p90 {p90:.2f} points"
+        )
     return 0
 
 

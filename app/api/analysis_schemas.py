@@ -12,7 +12,7 @@ VALUES = (
     "Each card of the seat's hand then, by code, and the round points it was expected to bring "
     "the seat's side (its points less the other side's by the round's end) by the expert's "
     "search from what the seat knew: its hand, the floor, the cards played, the score "
-    "(docs/bots.md, \"Analysis\"). Two cards of one rank have the same value."
+    '(docs/bots.md, "Analysis"). Two cards of one rank have the same value.'
 )
 
 
@@ -57,8 +57,6 @@ class AnalysisSchema(Schema):
 class AnalysisProgressSchema(Schema):
     """An analysis being computed."""
 
-    status = fields.String(
-        required=True, validate=validate.OneOf(["running"]), **doc("`running`")
-    )
+    status = fields.String(required=True, validate=validate.OneOf(["running"]), **doc("`running`"))
     done = fields.Integer(required=True, **doc("Moves judged so far"))
     total = fields.Integer(required=True, **doc("Moves to judge in all"))

@@ -24,8 +24,9 @@ FLOOR = ["AH", "5S", "9D", "3C"]
 def finished(client: Any, deck: list[str] | None = None, **extra: Any) -> dict[str, Any]:
     """Two humans play one round (a target of 1) to the end, each its first card, except that
     seat 1 leads its hand with 8D when it holds it."""
-    body = create(client, [{"name": "Amira"}, {"name": "Badr"}],
-                  rules={"target_score": 1}, deck=deck or stacked_deck(HANDS, FLOOR), **extra)  # fmt: skip
+    players = [{"name": "Amira"}, {"name": "Badr"}]
+    deck = deck or stacked_deck(HANDS, FLOOR)
+    body = create(client, players, rules={"target_score": 1}, deck=deck, **extra)
     tokens = [seat["token"] for seat in body["seats"]]
     state = body["state"]
     while state["status"] == "active":
