@@ -193,15 +193,17 @@ def _note_retry_after(response: Response) -> Response:
     return response
 
 
-# The answers that tell a client to come back later (RFC 9110, 10.2.3): a refusal for now.
+# The answers that tell a client to come back later (RFC 9110, 10.2.3): a refusal for now, or
+# work accepted and still running (a 202 says when to ask again).
 RETRY_LATER = (429, 503)
+ASK_LATER = (202, *RETRY_LATER)
 
 
 def _keep_retry_after(response: Response) -> Response:
-    """Retry-After as the answer said it, on a 429 or 503 only: flask-limiter puts one on
+    """Retry-After as the answer said it, on a 202, 429 or 503 only: flask-limiter puts one on
     every answer, 200s included, which told clients and caches to wait for nothing."""
     kept = g.pop("basra_retry_after", None)
-    if response.status_code not in RETRY_LATER:
+    if response.status_code not in ASK_LATER:
         response.headers.pop("Retry-After", None)
     elif kept is not None:
         response.headers["Retry-After"] = kept

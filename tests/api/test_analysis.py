@@ -4,6 +4,7 @@ every instance, and the same values wherever a seat knew the same."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -56,7 +57,17 @@ def analysed(client: Any, game_id: str, timeout: float = 60) -> dict[str, Any]:
         time.sleep(0.05)
 
 
+def analyses_done(client: Any) -> float:
+    """``basra_analyses_done_total`` as GET /metrics says it."""
+    text = client.get("/metrics").get_data(as_text=True)
+    found = re.search(r"^basra_analyses_done_total (\S+)$", text, re.MULTILINE)
+    assert found is not None and "basra_analyses_running" in text
+    assert "basra_analyses_queued" in text and "basra_analysis_seconds_bucket" in text
+    return float(found.group(1))
+
+
 def test_a_game_is_analysed_once_over_and_every_human_card_is_judged(client: Any) -> None:
+    done_before = analyses_done(client)
     body = create(client, [{"name": "Amira"}, {"name": "Badr"}], rules={"target_score": 1})
     assert_problem(client.get(f"/games/{body['id']}/analysis"), 409, "game_not_over")
     assert_problem(client.get("/games/nope/analysis"), 404, "not_found")
@@ -82,6 +93,7 @@ def test_a_game_is_analysed_once_over_and_every_human_card_is_judged(client: Any
         assert summary["moves"] == len(own) == 24
         assert summary["average_loss"] == round(sum(m["loss"] for m in own) / len(own), 2)
     assert client.get(f"/games/{game['id']}/analysis").get_json() == result  # stored
+    assert analyses_done(client) >= done_before + 1
 
 
 def test_only_human_seats_are_judged(client: Any) -> None:
@@ -152,7 +164,8 @@ def test_a_new_analysis_needs_room_in_the_queue_and_the_callers_budget(
     limited.testing = True
     try:
         ours = limited.test_client()
-        assert ours.get(f"/games/{games[0]}/analysis").status_code in (200, 202)
+        started = ours.get(f"/games/{games[0]}/analysis")
+        assert started.status_code == 202 and started.headers["Retry-After"] == "1"
         refused = assert_problem(ours.get(f"/games/{games[1]}/analysis"), 429, "rate_limited")
         assert refused  # and the analysis was not started:
         assert ours.get(f"/games/{games[0]}/analysis").status_code in (200, 202)  # polls are free

@@ -108,3 +108,18 @@ def test_a_log_is_judged_move_by_move_for_the_seats_asked_and_in_slices_alike() 
         rules, 2, log, [0, 1], 10, None, WORK
     )
     assert sliced == whole
+
+
+def test_a_card_the_clock_played_for_a_seat_is_not_judged() -> None:
+    from datetime import UTC, datetime
+
+    from app.engine.bots.analysis import positions
+
+    game = Game(Rules.from_dict({"turn_seconds": 30}), 2)
+    events = list(game.deal(shuffled_deck(b"clock", "", 1)))
+    at = datetime(2026, 12, 5, tzinfo=UTC)
+    events += game.time_out(0, at, at)  # seat 0's first card, played by the server
+    events += game.play(1, game.state.hands[1][0])
+    events += game.play(0, game.state.hands[0][0])
+    judged = [(p.n, p.seat) for p in positions(game.state.rules, 2, events, frozenset({0, 1}))]
+    assert judged == [(2, 1), (3, 0)]
