@@ -150,7 +150,8 @@ def main() -> int:
         print("1. analysed in: " + ", ".join(f"{t:.1f} s" for t in times)
               + f"; median {statistics.median(times):.1f} s, slowest {max(times):.1f} s "
               f"[each <= 20 s: {'met' if max(times) <= 20 else 'MISSED'}]", flush=True)  # fmt: skip
-        cpu = [judging_cpu(client, game_id, args.work) for game_id in games[: args.games]]
+        # A connection of its own each: judging takes longer than a kept-alive one idles.
+        cpu = [judging_cpu(Client(port), game_id, args.work) for game_id in games[: args.games]]
         print("   CPU to judge each again in this process: "
               + ", ".join(f"{c:.1f} s" for c in cpu), flush=True)  # fmt: skip
         print(f"2. moves/s beside analyses over moves/s alone, {args.clients} clients, "

@@ -33,8 +33,20 @@ Analyse = Callable[[str], object]  # game id -> (stored or not); raises only on 
 Hooks = Callable[[str, float], None]
 
 
-def _lower_priority(nice: int) -> None:
+PARENT_CHECK_SECONDS = 1.0
+
+
+def _start_judge(nice: int, parent: int) -> None:
+    """A judging process: lowered to ``nice``, and gone soon after the serving process that
+    started it (a worker that gunicorn killed or restarted leaves none behind)."""
     os.nice(nice)
+    threading.Thread(target=_follow_parent, args=(parent,), daemon=True).start()
+
+
+def _follow_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os._exit(0)  # nothing of ours to flush: results go back through the pool alone
 
 
 class JudgePool:
@@ -68,8 +80,8 @@ class JudgePool:
                 self._pool = ProcessPoolExecutor(
                     max_workers=self.workers,
                     mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_lower_priority,
-                    initargs=(self.nice,),
+                    initializer=_start_judge,
+                    initargs=(self.nice, os.getpid()),
                 )
                 atexit.register(self.shutdown)
             return self._pool
