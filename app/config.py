@@ -102,7 +102,7 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         # processes of low priority each serving process judges moves in (0: its own thread),
         # the analyses one serving process holds waiting or running (past it, 503), and the
         # card plays the search of one judged move makes (the same budget gives the same values).
-        "ANALYSIS_WORKERS": int(os.environ.get("ANALYSIS_WORKERS") or 1),
+        "ANALYSIS_WORKERS": int(os.environ.get("ANALYSIS_WORKERS") or 2),
         "ANALYSIS_QUEUE": int(os.environ.get("ANALYSIS_QUEUE") or 8),
         "ANALYSIS_WORK": int(os.environ.get("ANALYSIS_WORK") or DEFAULT_ANALYSIS_WORK),
         "ANALYSIS_LEASE_SECONDS": float(os.environ.get("ANALYSIS_LEASE_SECONDS") or 60.0),

@@ -3,9 +3,9 @@
 Measures, in one run (the goals in brackets):
   1. how long a finished match to 101 between two humans takes to analyse, from the first
      GET /games/{id}/analysis to its 200, one game at a time on an otherwise idle server
-     [each within 20 s]; and the CPU seconds its judging takes, the same log judged again in
-     this process (what a machine's load cannot change: on an idle core, about the wall time
-     an analysis takes with ANALYSIS_WORKERS=1);
+     [each within 20 s]; and the CPU seconds its judging takes, the first --cpu-games logs
+     judged again in this process (what a machine's load changes least: on an idle machine an
+     analysis takes about that over ANALYSIS_WORKERS, 2 by default);
   2. live moves' throughput while analyses run: 16 clients play whole games against a greedy
      bot, in phases taken in turn, one with nothing else and one while analyses of fresh
      matches are running (asked for at the phase's start, more than the pool judges at once);
@@ -16,7 +16,8 @@ Measures, in one run (the goals in brackets):
      the median and 90th percentile of how much a card's loss (its value below the best's)
      moves between the two, in round points.
 
-Usage: .venv/bin/python bench/analysis.py [--games 3] [--pairs 5] [--seconds 4] [--clients 16]
+Usage: .venv/bin/python bench/analysis.py [--games 3] [--cpu-games 1] [--pairs 5] [--per-phase 2]
+       [--seconds 4] [--clients 16]
        [--database sqlite|postgresql] [--noise 0]
 PostgreSQL must answer on 127.0.0.1:5432 for --database postgresql (a database is created and
 dropped). Only ever talks to 127.0.0.1.
@@ -84,17 +85,19 @@ def throughput_pairs(port: int, games: list[str], args: argparse.Namespace) -> l
         alone = len(run_clients(args.clients, args.seconds, play_load(port))) / args.seconds
         asker = Client(port)
         fresh = games[pair * args.per_phase : (pair + 1) * args.per_phase]
+        refused = 0
         for game_id in fresh:
             status, body = asker.call("GET", f"/games/{game_id}/analysis")
-            assert status in (200, 202), body
+            assert status in (200, 202, 503), body
+            refused += status == 503  # the queues are full of analyses still running
         beside = len(run_clients(args.clients, args.seconds, play_load(port))) / args.seconds
         running = sum(
             asker.call("GET", f"/games/{game_id}/analysis")[0] == 202 for game_id in fresh
         )
         ratios.append(beside / alone)
         print(f"  pair {pair + 1}: {alone:.0f} moves/s alone, {beside:.0f} beside analyses "
-              f"({running} of {len(fresh)} still running at its end): {ratios[-1]:.2f}",
-              flush=True)  # fmt: skip
+              f"({refused} of {len(fresh)} asked refused, 503; {running} still running at its "
+              f"end): {ratios[-1]:.2f}", flush=True)  # fmt: skip
     return ratios
 
 
@@ -129,8 +132,9 @@ def noise(count: int, work: int) -> tuple[float, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=3, help="matches timed one at a time")
+    parser.add_argument("--cpu-games", type=int, default=1, help="of those, judged again here")
     parser.add_argument("--pairs", type=int, default=5, help="pairs of throughput phases")
-    parser.add_argument("--per-phase", type=int, default=4, help="analyses asked for a phase")
+    parser.add_argument("--per-phase", type=int, default=2, help="analyses asked for a phase")
     parser.add_argument("--seconds", type=float, default=4.0, help="a phase's length")
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--database", default="sqlite", choices=("sqlite", "postgresql"))
@@ -151,7 +155,8 @@ def main() -> int:
               + f"; median {statistics.median(times):.1f} s, slowest {max(times):.1f} s "
               f"[each <= 20 s: {'met' if max(times) <= 20 else 'MISSED'}]", flush=True)  # fmt: skip
         # A connection of its own each: judging takes longer than a kept-alive one idles.
-        cpu = [judging_cpu(Client(port), game_id, args.work) for game_id in games[: args.games]]
+        cpu = [judging_cpu(Client(port), game_id, args.work)
+               for game_id in games[: args.cpu_games]]  # fmt: skip
         print("   CPU to judge each again in this process: "
               + ", ".join(f"{c:.1f} s" for c in cpu), flush=True)  # fmt: skip
         print(f"2. moves/s beside analyses over moves/s alone, {args.clients} clients, "
