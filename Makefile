@@ -64,6 +64,7 @@ bench: install
 	@echo "== bench/observability.py"; $(BIN)/python bench/observability.py
 	@echo "== bench/scaling.py"; scripts/ensure-haproxy; $(BIN)/python bench/scaling.py
 	@echo "== bench/matchmaking.py"; $(BIN)/python bench/matchmaking.py --clients 64 --think 0.1
+	@echo "== bench/analysis.py"; $(BIN)/python bench/analysis.py --noise 150
 	@if [ -n "$(BOTS)" ]; then echo "== bench/bots.py"; $(BIN)/python bench/bots.py --matches $(BOT_MATCHES); \
 	else echo "(bench/bots.py skipped: make bench BOTS=1 runs the 400-match bot ladder)"; fi
 

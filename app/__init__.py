@@ -53,6 +53,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     register_api(app)
     _register_web(app)
     _register_bot_runner(app)
+    _register_analyses(app)
     _install_sweeper(app)
     _install_matchmaker(app, database)
     return app
@@ -96,6 +97,41 @@ def _register_bot_runner(app: Flask) -> None:
         lambda: bots.claim_stale_bot_games(uow(), stale),
         sweep_seconds=min(5.0, stale / 2),
         lock_path=str(lock_path),
+    )
+
+
+def _register_analyses(app: Flask) -> None:
+    """Analyses of finished games, queued by the requests that ask for them and judged in a
+    pool of low-priority processes (started with the first)."""
+    import os
+    import secrets
+    import socket
+    from collections.abc import Iterable
+
+    from app.background.analyses import AnalysisRunner, JudgePool
+    from app.engine.bots.analysis import judge_log
+    from app.observability import metrics
+    from app.services import analysis
+
+    new_uow = app.extensions["basra_uow"]
+    work = int(app.config["ANALYSIS_WORK"])
+    lease = float(app.config["ANALYSIS_LEASE_SECONDS"])
+    pool = JudgePool(judge_log, int(app.config["ANALYSIS_WORKERS"]))
+    # Who holds a lease: this app in this process on this machine.
+    owner = f"{socket.gethostname()[:32]}:{os.getpid()}:{secrets.token_hex(4)}"
+
+    def judge(job: analysis.Job) -> Iterable[list[list[object]]]:
+        return pool.ordered([
+            (job.rules, job.players, job.events, job.seats, start, stop, work)
+            for start, stop in job.slices()
+        ])  # fmt: skip
+
+    app.extensions["basra_analysis_pool"] = pool
+    app.extensions["basra_analyses"] = AnalysisRunner(
+        lambda game_id: analysis.analyse(new_uow, game_id, owner, judge, lease),
+        queue_size=int(app.config["ANALYSIS_QUEUE"]),
+        threads=max(1, pool.workers),
+        hooks=metrics.analysis_event,
     )
 
 

@@ -13,6 +13,7 @@ from typing import Any
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE_URL = f"sqlite:///{PROJECT_ROOT / 'var' / 'basra.sqlite3'}"
 MAX_BODY_BYTES = 64 * 1024
+DEFAULT_ANALYSIS_WORK = 16_000  # app/engine/bots/analysis.py: DEFAULT_WORK
 
 
 def machine_file(kind: str, database_url: str, suffix: str) -> Path:
@@ -39,6 +40,8 @@ DEFAULT_PLAYER_CREATE_RATE_LIMIT = "10 per minute"  # POST /players per address
 # Bots' moves per address, weighted by cost (app/api/limits.py): 40 moves a minute against
 # three expert bots, far more against random or greedy ones.
 DEFAULT_BOT_WORK_LIMIT = "1200 per minute"
+# Analyses of finished games a client starts, per address: each takes seconds of a core.
+DEFAULT_ANALYSIS_RATE_LIMIT = "10 per minute"
 # At least this long a decision, for an expert bot at a table with a human: above the p99 of
 # its search (docs/bots.md), so nearly every decision takes exactly this long.
 DEFAULT_BOT_THINKING_SECONDS = 0.2
@@ -97,6 +100,15 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         or DEFAULT_PLAYER_CREATE_RATE_LIMIT,
         "JOIN_RATE_LIMIT": os.environ.get("JOIN_RATE_LIMIT") or DEFAULT_JOIN_RATE_LIMIT,
         "BOT_WORK_LIMIT": os.environ.get("BOT_WORK_LIMIT") or DEFAULT_BOT_WORK_LIMIT,
+        "ANALYSIS_RATE_LIMIT": os.environ.get("ANALYSIS_RATE_LIMIT") or DEFAULT_ANALYSIS_RATE_LIMIT,
+        # Analyses of finished games (app/background/analyses.py, docs/bots.md "Analysis"): the
+        # processes of low priority each serving process judges moves in (0: its own thread),
+        # the analyses one serving process holds waiting or running (past it, 503), and the
+        # card plays the search of one judged move makes (the same budget gives the same values).
+        "ANALYSIS_WORKERS": int(os.environ.get("ANALYSIS_WORKERS") or 2),
+        "ANALYSIS_QUEUE": int(os.environ.get("ANALYSIS_QUEUE") or 8),
+        "ANALYSIS_WORK": int(os.environ.get("ANALYSIS_WORK") or DEFAULT_ANALYSIS_WORK),
+        "ANALYSIS_LEASE_SECONDS": float(os.environ.get("ANALYSIS_LEASE_SECONDS") or 60.0),
         "REDIS_URL": os.environ.get("REDIS_URL") or None,
         # The proxies whose X-Forwarded-For names the client (app/api/addresses.py): addresses
         # or networks, comma-separated; empty, the default, believes no such header.

@@ -37,6 +37,9 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 # start, play at full speed (tests/services/test_playing.py checks the padding itself).
 os.environ.setdefault("BOT_THINKING_SECONDS", "0")
 BACKENDS = ["sqlite", "postgresql"]
+# The session's app: limits off, and a small search for each judged move of an analysis
+# (docs/bots.md, "Analysis"), so that analysing a game takes a fraction of a second.
+TEST_SETTINGS = {"RATE_LIMIT": "off", "BOT_BACKLOG": 100000, "ANALYSIS_WORK": 300}
 
 
 def postgres_answers() -> bool:
@@ -132,15 +135,15 @@ def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
 def app(database_url: str) -> Iterator[Any]:
     # The session's database keeps every endless match of bots alone the tests start; the
     # backlog refusal has a test of its own (tests/api/test_create_game.py).
-    application = create_app(
-        {"DATABASE_URL": database_url, "RATE_LIMIT": "off", "BOT_BACKLOG": 100000}
-    )
+    application = create_app(TEST_SETTINGS | {"DATABASE_URL": database_url})
     application.testing = True
     watch_problems(application)
     yield application
     application.extensions["basra_hub"].stop()
     application.extensions["basra_matchmaker"].stop()  # and its long polls' listener
     application.extensions["basra_bot_runner"].stop()  # before its database goes
+    application.extensions["basra_analyses"].stop()
+    application.extensions["basra_analysis_pool"].shutdown()
     application.extensions["basra_db"].dispose()
 
 

@@ -27,6 +27,7 @@ from app.api.limits import install_limits
 from app.api import games
 from app.api import game_play  # noqa: F401 (imported for its routes)
 from app.api import game_audit  # noqa: F401 (imported for its routes)
+from app.api import game_analysis  # noqa: F401 (imported for its routes)
 from app.api import stream
 # isort: on
 

@@ -30,6 +30,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "game_not_active": (409, "The game is not being played"),
     "game_full": (409, "The game is full"),
     "game_not_finished": (409, "The game is not finished"),
+    "game_not_over": (409, "The game is not over yet"),
     "already_seated": (409, "This player already holds a seat of this game"),
     "conflict": (409, "The game changed while this request ran"),
     "already_seeking": (409, "This player is already seeking a game"),

@@ -4,6 +4,7 @@ the finished game, a resignation and a turn that ran out; GET /rules and the pro
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -47,6 +48,7 @@ def record_game(book: Any) -> None:
     book.problem("game_not_active", "POST", f"/games/{game_id}/moves", {"card": "AS"},
                  token=amira)  # fmt: skip
     book.exchange("GET /games/{game_id}/replay", f"/games/{game_id}/replay?step=1", status=200)
+    _analysis(book, game_id, open_game)
     book.stream(game_id)
     book.exchange("GET /games/{game_id}/verify", f"/games/{game_id}/verify", status=200)
     book.exchange("GET /games/{game_id}/fairness", f"/games/{game_id}/fairness", status=200)
@@ -56,6 +58,22 @@ def record_game(book: Any) -> None:
     book.exchange("GET /readyz", "/readyz", status=200)
     _resign(book)
     _time_out(book)
+
+
+def _analysis(book: Any, game_id: str, open_game: str) -> None:
+    """The finished game's analysis: refused while a game is on, 202 while it is computed,
+    then 200 (the example keeps its first moves: the rest are alike)."""
+    operation, url = "GET /games/{game_id}/analysis", f"/games/{game_id}/analysis"
+    book.problem("game_not_over", "GET", f"/games/{open_game}/analysis")
+    book.exchange(operation, url, status=202)
+    deadline = time.monotonic() + 120
+    while book.send("GET", url).status_code == 202:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{url}: the analysis did not finish")
+        time.sleep(0.1)
+    done = book.exchange(operation, url, status=200)
+    done["moves"] = done["moves"][:3]
+    book.examples[operation]["responses"]["200"] = done
 
 
 def _resign(book: Any) -> None:

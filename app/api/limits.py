@@ -12,6 +12,8 @@
   and is refused while the address has no bot work left (``BOT_WORK_LIMIT``).
 - ``PLAYER_CREATE_RATE_LIMIT``: ``POST /players`` per address (a player costs a row for as
   long as it is kept, and each is a new name on the same address).
+- ``ANALYSIS_RATE_LIMIT``: analyses of finished games a client starts, per address (asking for
+  one already started or done costs nothing more than the request).
 - ``BOT_WORK_LIMIT``: the bots' moves a request made the server play, per address, weighted by
   what they cost (``BOT_MOVE_COST``): a move answered by three expert bots counts 30. A request
   is refused while the address has no work left; what it costs is counted once it is known.
@@ -107,6 +109,7 @@ class Budgets:
     work: RateLimitItem
     network: RateLimitItem
     player: RateLimitItem
+    analysis: RateLimitItem
 
     @property
     def window(self) -> RateLimiter:
@@ -170,6 +173,15 @@ class Budgets:
         )
 
 
+def analysis_refusal() -> Response | None:
+    """A new analysis takes one from the caller's budget of them; the refusal if none is left
+    (no refusal when the limits are off)."""
+    budgets: Budgets | None = current_app.extensions.get("basra_budgets")
+    if budgets is None:
+        return None
+    return budgets._take(budgets.analysis, client_address(), 1)
+
+
 def _create_cost() -> int:
     body = request.get_json(silent=True, cache=True)
     players = body.get("players") if isinstance(body, dict) else None
@@ -203,15 +215,17 @@ def _note_retry_after(response: Response) -> Response:
     return response
 
 
-# The answers that tell a client to come back later (RFC 9110, 10.2.3): a refusal for now.
+# The answers that tell a client to come back later (RFC 9110, 10.2.3): a refusal for now, or
+# work accepted and still running (a 202 says when to ask again).
 RETRY_LATER = (429, 503)
+ASK_LATER = (202, *RETRY_LATER)
 
 
 def _keep_retry_after(response: Response) -> Response:
-    """Retry-After as the answer said it, on a 429 or 503 only: flask-limiter puts one on
+    """Retry-After as the answer said it, on a 202, 429 or 503 only: flask-limiter puts one on
     every answer, 200s included, which told clients and caches to wait for nothing."""
     kept = g.pop("basra_retry_after", None)
-    if response.status_code not in RETRY_LATER:
+    if response.status_code not in ASK_LATER:
         response.headers.pop("Retry-After", None)
     elif kept is not None:
         response.headers["Retry-After"] = kept
@@ -265,6 +279,7 @@ def install_limits(app: Flask, *blueprints: Blueprint) -> Limiter | None:
         parse(app.config["BOT_WORK_LIMIT"]),
         parse(app.config["NETWORK_RATE_LIMIT"]),
         parse(app.config["PLAYER_CREATE_RATE_LIMIT"]),
+        parse(app.config["ANALYSIS_RATE_LIMIT"]),
     )
     app.before_request(budgets.before)
     app.after_request(budgets.after)

@@ -104,6 +104,24 @@ SEEK_MATCHES = Counter(
     ["players", "rated", "bots"],
 )
 
+ANALYSES_QUEUED = Gauge(
+    "basra_analyses_queued",
+    "Analyses of finished games waiting for a worker of this instance",
+    multiprocess_mode="livesum",
+)
+ANALYSES_RUNNING = Gauge(
+    "basra_analyses_running",
+    "Analyses of finished games being computed by this instance",
+    multiprocess_mode="livesum",
+)
+ANALYSES_DONE = Counter("basra_analyses_done", "Analyses of finished games computed and stored")
+ANALYSIS_BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0)
+ANALYSIS_SECONDS = Histogram(
+    "basra_analysis_seconds",
+    "Time from a worker taking up an analysis to its result stored",
+    buckets=ANALYSIS_BUCKETS,
+)
+
 _RSS_EVERY = 10.0
 _rss_due = 0.0
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -220,3 +238,18 @@ def mark_process_dead(pid: int) -> None:
     """For gunicorn's child_exit hook: drop a dead worker's live gauges."""
     if MULTIPROCESS:
         _multiprocess.mark_process_dead(pid)
+
+
+def analysis_event(event: str, seconds: float) -> None:
+    """For the analyses' runner: an analysis ``queued``, ``started``, then ``done`` (stored by
+    this process, after ``seconds``) or ``passed`` (another held it, or it failed)."""
+    if event == "queued":
+        ANALYSES_QUEUED.inc()
+    elif event == "started":
+        ANALYSES_QUEUED.dec()
+        ANALYSES_RUNNING.inc()
+    else:
+        ANALYSES_RUNNING.dec()
+        if event == "done":
+            ANALYSES_DONE.inc()
+            ANALYSIS_SECONDS.observe(seconds)

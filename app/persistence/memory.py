@@ -10,8 +10,10 @@ from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from app.persistence.memory_analyses import MemoryAnalysisRepository
 from app.persistence.memory_players import MemoryPlayerRepository, PlayerStore
 from app.persistence.memory_seeks import MemorySeekRepository
+from app.services.analyses import AnalysisRecord
 from app.services.errors import ConcurrentUpdate
 from app.services.log import EventRecord, RawEvent
 from app.services.model import ACTIVE, WAITING, GameRecord, GameSummary, Progress, Seat
@@ -29,6 +31,7 @@ class Store:
     results_at: dict[tuple[str, int, str], datetime] = field(default_factory=dict)
     players: PlayerStore = field(default_factory=PlayerStore)
     seeks: dict[str, SeekRecord] = field(default_factory=dict)
+    analyses: dict[str, AnalysisRecord] = field(default_factory=dict)
 
 
 class MemoryGameRepository(GameRepository):
@@ -175,6 +178,7 @@ class MemoryUnitOfWork(AbstractUnitOfWork):
             self.store.players, self.store.games, self.store.seeks
         )
         self.seeks: MemorySeekRepository = MemorySeekRepository(self.store.seeks)
+        self.analyses: MemoryAnalysisRepository = MemoryAnalysisRepository(self.store.analyses)
         self.commits = 0
 
     def __enter__(self) -> MemoryUnitOfWork:
@@ -183,10 +187,12 @@ class MemoryUnitOfWork(AbstractUnitOfWork):
             self.store.players, self.store.games, self.store.seeks
         )
         self.seeks = MemorySeekRepository(self.store.seeks)
+        self.analyses = MemoryAnalysisRepository(self.store.analyses)
         return self
 
     def commit(self) -> None:
         self.seeks.commit()  # first: it may refuse, and then nothing is written
+        self.analyses.commit()
         self.players.commit()
         self.games.commit()
         self.commits += 1
@@ -195,6 +201,7 @@ class MemoryUnitOfWork(AbstractUnitOfWork):
         self.games.pending = Store()
         self.players.pending = PlayerStore()
         self.seeks.pending = {}
+        self.analyses.pending, self.analyses.added, self.analyses.claimed = {}, set(), {}
 
     def ping(self) -> None:
         return None

@@ -1,6 +1,6 @@
 """Tables: games (with a snapshot of the current state), seats, the append-only event
-log, stored idempotent results (a move's first answer, kept for its retries), players and
-seeks.
+log, stored idempotent results (a move's first answer, kept for its retries), players,
+seeks and analyses.
 Alembic's migrations must match these exactly."""
 
 from __future__ import annotations
@@ -260,9 +260,29 @@ class SeekRow(Base):
     )
 
 
+class AnalysisRow(Base):
+    """A finished game's analysis (services/analyses.py): its progress and lease while it is
+    computed, then its result, compressed. It goes with its game."""
+
+    __tablename__ = "analyses"
+
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    status: Mapped[str] = mapped_column(String(16))
+    done: Mapped[int] = mapped_column(Integer)
+    total: Mapped[int] = mapped_column(Integer)
+    owner: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    claims: Mapped[int] = mapped_column(Integer, server_default=text("0"))
+    result: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
 # The tables, for the statements written in SQLAlchemy Core.
 GAMES: Table = GameRow.__table__  # type: ignore[assignment]
 SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
 EVENTS: Table = EventRow.__table__  # type: ignore[assignment]
 COMPACTED_LOGS: Table = CompactedLogRow.__table__  # type: ignore[assignment]
 IDEMPOTENT: Table = IdempotentResponseRow.__table__  # type: ignore[assignment]
+ANALYSES: Table = AnalysisRow.__table__  # type: ignore[assignment]

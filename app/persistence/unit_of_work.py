@@ -18,6 +18,7 @@ from sqlalchemy.exc import (
 )
 from sqlalchemy.orm import Session
 
+from app.persistence.analyses import SqlAnalysisRepository
 from app.persistence.database import Database
 from app.persistence.players import SqlPlayerRepository
 from app.persistence.repository import SqlGameRepository
@@ -55,6 +56,7 @@ class SqlUnitOfWork(AbstractUnitOfWork):
     games: SqlGameRepository
     players: SqlPlayerRepository
     seeks: SqlSeekRepository
+    analyses: SqlAnalysisRepository
 
     def __init__(self, database: Database) -> None:
         self.database = database
@@ -65,6 +67,7 @@ class SqlUnitOfWork(AbstractUnitOfWork):
         self.games = self.database.repository()
         self.players = SqlPlayerRepository(self.games)
         self.seeks = SqlSeekRepository(self.games)  # on the games' connection and transaction
+        self.analyses = SqlAnalysisRepository(self.games)
         self.inside = True
         return self
 

@@ -165,6 +165,7 @@ class ImagedUnitOfWork(AbstractUnitOfWork):
         self.games = ImagedGames(self.inner.games, self.images, self.serve, self.set_aside)
         self.players = self.inner.players
         self.seeks = self.inner.seeks
+        self.analyses = self.inner.analyses
         return self
 
     def __exit__(

@@ -12,6 +12,7 @@ from datetime import datetime
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
+from app.services.analyses import AnalysisRepository
 from app.services.errors import Busy, ConcurrentUpdate
 from app.services.log import EventRecord, RawEvent
 from app.services.model import GameRecord, GameSummary, Progress
@@ -129,6 +130,7 @@ class AbstractUnitOfWork(abc.ABC):
     games: GameRepository
     players: PlayerRepository  # in the same transaction as ``games``
     seeks: SeekRepository
+    analyses: AnalysisRepository
 
     def __enter__(self) -> Self:
         return self

@@ -45,7 +45,8 @@ def _request(path: str, method: str, body: Any = None) -> MockRequest:
 def _response_headers(op: dict[str, Any], status: str) -> dict[str, str]:
     """Values for the headers an answer documents (openapi-core checks required ones)."""
     declared = op["responses"][status].get("headers", {})
-    return {name: '"2"' if name == "ETag" else "/games/2e67a52deb954a1a" for name in declared}
+    sample = {"ETag": '"2"', "Retry-After": "1"}
+    return {name: sample.get(name, "/games/2e67a52deb954a1a") for name in declared}
 
 
 def validate_answer(path: str, method: str, status: str, body: Any, media: str) -> None:

@@ -71,8 +71,9 @@ def live_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     url = f"sqlite:///{tmp_path_factory.mktemp('browser') / 'b.sqlite3'}"
     _migrate(url)
     # As a served app does: the sweeper plays expired turns with no request (API.md item 13).
+    # Analyses with a small search a move (docs/bots.md, "Analysis"), as in every test.
     app = create_app({"DATABASE_URL": url, "RATE_LIMIT": "off", "SWEEPER": True,
-                      "SWEEP_INTERVAL_SECONDS": 0.5})  # fmt: skip
+                      "SWEEP_INTERVAL_SECONDS": 0.5, "ANALYSIS_WORK": 300})  # fmt: skip
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, name="browser-live-server", daemon=True)
     thread.start()
@@ -83,6 +84,7 @@ def live_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         server.server_close()
         thread.join(timeout=10)
         app.extensions["basra_sweeper"].stop()
+        app.extensions["basra_analysis_pool"].shutdown()
 
 
 class Api:

@@ -65,6 +65,25 @@ class Expert:
         candidates = distinct_moves(legal_moves(view))
         if len(candidates) == 1:
             return candidates[0].card
+        scores, _ = self.search(view, candidates, rng, deadline)
+        best = max(range(len(candidates)), key=lambda i: (scores[i], -i))
+        return candidates[best].card
+
+    def appraise(self, view: SeatView, rng: random.Random) -> list[tuple[Card, float]]:
+        """Each distinct candidate (one card per kind, best-looking first) with its mean value
+        over the search's worlds: what ``choose`` compares, on the scale of ``match``."""
+        candidates = distinct_moves(legal_moves(view))
+        totals, worlds = self.search(view, candidates, rng)
+        return [(move.card, total / worlds) for move, total in zip(candidates, totals, strict=True)]
+
+    def search(
+        self,
+        view: SeatView,
+        candidates: list[Capture],
+        rng: random.Random,
+        deadline: float | None = None,
+    ) -> tuple[list[float], int]:
+        """Each candidate's total over the worlds searched, and how many worlds there were."""
         base = base_round(view)
         unseen = unseen_cards(view)
         side = view.seat % 2 if view.seat is not None else 0
@@ -87,9 +106,7 @@ class Expert:
             else:
                 worth = score.worth if score is not None else margin
                 finish = _cut(side, self.defend_us, them, worth, self.horizon)
-        scores = self._evaluate(base, view, unseen, rng, worlds, cards, finish, surprise, deadline)
-        best = max(range(len(cards)), key=lambda i: (scores[i], -i))
-        return candidates[best].card
+        return self._evaluate(base, view, unseen, rng, worlds, cards, finish, surprise, deadline)
 
     def worlds(self, candidates: int, in_hands: int, stock: int, players: int) -> int:
         """Worlds for a decision whose play-outs each play the ``in_hands`` cards left in
@@ -125,8 +142,9 @@ class Expert:
         finish: Callable[[Round], float],
         surprise: float,
         deadline: float | None = None,
-    ) -> list[float]:
+    ) -> tuple[list[float], int]:
         totals = [0.0] * len(cards)
+        searched = 0
         for n, world in enumerate(self.sample(base, view, unseen, rng, worlds, surprise)):
             if deadline is not None and n >= self.min_worlds and time.monotonic() > deadline:
                 # every candidate has been tried in the same n worlds: still a fair race
@@ -136,7 +154,8 @@ class Expert:
                 child = world.copy()
                 child.play(card)
                 totals[i] += finish(child)
-        return totals
+            searched += 1
+        return totals, searched
 
 
 def distinct_moves(moves: tuple[Capture, ...]) -> list[Capture]:

@@ -3,6 +3,7 @@
 import { api, botLevel, el, errorText } from "./basra.js";
 import { dateTime, initI18n, num, t, tx } from "./i18n.js";
 import { ensurePlayer, playerId, ratingNumber, ratingText, refreshPlayer, renamePlayer } from "./player.js";
+import { analyseButton } from "./analysis.js";
 
 const $ = (id) => document.getElementById(id);
 const PAGE = 20;
@@ -114,7 +115,8 @@ function historyItem(game) {
     el("a", { href }, ...label),
     el("span", { text: ` \u2014 ${resultText(game)}${game.rated ? ` ${t("games.rated")}` : ""}${changeText(game)}${scores}${when}` }),
     game.your_turn ? el("span", { class: "game-status your-turn", text: ` \u00b7 ${t("games.your_turn")}` }) : null,
-    finished ? el("span", { class: "muted", text: ` \u00b7 ${t("games.replay")}` }) : null);
+    finished ? el("span", { class: "muted", text: ` \u00b7 ${t("games.replay")}` }) : null,
+    finished ? analyseButton(game.id) : null);
 }
 
 async function moreGames() {

@@ -3,9 +3,10 @@
 import { api, cardFace, cardName, cardsText, el, errorText, seatName, sideName, describeMove, timedOutMoves } from "./basra.js";
 import { initI18n, nm, num, t, tx } from "./i18n.js";
 import { ALGORITHM, deriveDeck, hexToBytes, sha256Hex } from "./shuffle.js";
+import { mountAnalysis } from "./analysis.js";
 
 const $ = (id) => document.getElementById(id);
-const replay = { id: null, step: 0, total: 0, moves: [], cache: new Map(), loading: null, timedOut: new Set(), resigned: null };
+const replay = { id: null, step: 0, total: 0, moves: [], cache: new Map(), loading: null, timedOut: new Set(), resigned: null, analysis: null };
 
 function setStatus(message, kind = "info") {
   $("status").textContent = message || "";
@@ -78,6 +79,7 @@ function render(state, step) {
     : [el("div", { class: "floor-empty", text: t("floor.empty") })]));
   renderPiles(state);
   renderRounds(state);
+  if (replay.analysis) replay.analysis.show(step, state);
 }
 
 function renderScoreboard(state) {
@@ -369,6 +371,7 @@ async function start() {
     const { data } = await api("GET", path("/moves"));
     replay.moves = (data && data.moves) || [];
     replay.total = replay.moves.length;
+    replay.analysis = mountAnalysis($("analysis"), replay.id, replay.total);
     await go(0);
     const { data: first } = await api("GET", path("/replay?step=0"));
     const names = (first.state.seats || []).map((s) => seatName(first.state, s.seat));

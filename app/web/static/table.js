@@ -2,6 +2,7 @@
 // side, the hand, the rounds table and the result. No requests are made here.
 import { cardBack, cardFace, cardName, cardText, cardsText, el, seatName, describeMove } from "./basra.js";
 import { isolate, nm, num, t, tx } from "./i18n.js";
+import { analyseButton } from "./analysis.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -369,6 +370,7 @@ export function renderResult(view, gameId, extra = []) {
     ...extra,
     el("p", { class: "result-links" },
       el("a", { id: "replay-link", class: "button primary", href: `/replay/${encodeURIComponent(view.id || gameId)}`, text: t("result.replay") }),
+      view.status === "finished" ? analyseButton(view.id || gameId) : null,
       el("a", { class: "button", href: "/", text: t("result.new_game") })),
   );
   node.hidden = false;
