@@ -273,6 +273,189 @@ def test_streams_of_two_games_each_get_only_their_own_records(live):
             reader.close()
 
 
+@pytest.mark.parametrize("how", ["query", "header"])
+def test_a_stream_resumed_after_a_version_repeats_nothing_and_misses_nothing(client, how):
+    game = finished_bot_game(client)
+    whole = records(stream(client, game["id"]).get_data(as_text=True))
+    for cut in (0, 1, len(whole) // 2, len(whole) - 1):
+        after = whole[cut].id
+        if how == "query":
+            response = stream(client, game["id"], query_string={"after": after})
+        else:  # what EventSource sends when it reconnects; it wins over ?after=
+            response = stream(
+                client, game["id"], query_string={"after": 0}, headers={"Last-Event-ID": str(after)}
+            )
+        assert records(response.get_data(as_text=True)) == whole[cut + 1 :]
+
+
+def test_a_stream_resumed_after_the_end_ends_at_once(client):
+    game = finished_bot_game(client)
+    last = view(client, game["id"])["version"]
+    response = stream(client, game["id"], query_string={"after": last})
+    assert response.status_code == 200
+    assert records(response.get_data(as_text=True)) == []
+
+
+def test_an_unknown_game_has_no_stream(client):
+    assert_problem(stream(client, "no-such-game"), 404, "not_found")
+    assert_problem(stream(client, "no-such-game", query_string={"after": "x"}), 404, "not_found")
+
+
+@pytest.mark.parametrize(
+    ("query", "headers"),
+    [({"after": "x"}, {}), ({"after": "-1"}, {}), ({}, {"Last-Event-ID": "seven"})],
+)
+def test_a_version_that_is_not_one_is_refused(client, query, headers):
+    game = finished_bot_game(client)
+    response = stream(client, game["id"], query_string=query, headers=headers)
+    assert_problem(response, 422, "invalid_request")
+
+
+def test_no_record_carries_a_hand_the_stock_a_legal_move_or_a_seed(client):
+    # Two quick bots: what a record may carry does not depend on who played (records.py).
+    game = finished_bot_game(client, [{"bot": "greedy"}, {"bot": "random"}])
+    text = stream(client, game["id"]).get_data(as_text=True)
+    for record in records(text):
+        assert not {"hand", "hands", "deck", "stock", "legal_moves", "seed", "server_seed"} & set(
+            record.data
+        ), record
+    assert "server_seed" not in text and "deck" not in text
+
+
+def every_kind_of_record(client: Any) -> list[dict[str, str]]:
+    """The streams of a game played to its end and of one joined, timed out and resigned."""
+    finished = finished_bot_game(client, [{"bot": "greedy"}, {"bot": "random"}])
+    clocked = create(client, [{"name": "Amira"}, {"open": True}], rules={"turn_seconds": 30})
+    url = f"/games/{clocked['id']}"
+    joined = client.post(f"{url}/join", json={"name": "Badr", "invite": clocked["invite"]})
+    assert joined.status_code == 201, joined.get_json()
+    with clock_at(client.application, later(31)):
+        assert client.get(url).get_json()["version"] > joined.get_json()["state"]["version"]
+    resigned = client.post(f"{url}/resign", headers=bearer(clocked["seats"][0]["token"]))
+    assert resigned.status_code == 201, resigned.get_json()
+    return [
+        event
+        for game_id in (finished["id"], clocked["id"])
+        for event in raw_events(stream(client, game_id).get_data(as_text=True))
+    ]
+
+
+def content_schema(event: str) -> dict[str, Any]:
+    """The schema openapi.yaml gives the data of a record named ``event``."""
+    for branch in SPEC["components"]["schemas"]["StreamEvent"]["oneOf"]:
+        if branch["properties"]["event"]["const"] == event:
+            data = branch["properties"]["data"]
+            assert data["contentMediaType"] == "application/json"
+            return dict(data["contentSchema"])
+    raise AssertionError(f"openapi.yaml gives record {event!r} no schema")
+
+
+# Fields these games do not make the server send, and the test that sees them sent.
+SENT_ELSEWHERE = {
+    "ResignedRecord": {"reason"},  # a forfeit's: tests/api/test_turn_clock.py -k forfeit
+}
+
+
+def test_every_record_the_stream_sends_is_a_stream_event_of_openapi_yaml(client):
+    assert {name for name, _ in MAPPERS.values()} == set(STREAM_RECORDS) == RECORD_NAMES
+    sent = every_kind_of_record(client)
+    assert {event["event"] for event in sent} == RECORD_NAMES
+    event_schema = {"$ref": "urn:basra#/components/schemas/StreamEvent"}
+    seen: dict[str, set[str]] = {}
+    for event in sent:
+        OAS31Validator(event_schema, registry=SPEC_REGISTRY).validate(event)
+        ref = content_schema(event["event"])["$ref"]
+        data = json.loads(event["data"])
+        OAS31Validator({"$ref": f"urn:basra{ref}"}, registry=SPEC_REGISTRY).validate(data)
+        seen.setdefault(ref, set()).update(data)
+    for ref, fields in seen.items():  # and the schema documents no field that is never sent
+        name = ref.rsplit("/", 1)[1]
+        documented = SPEC["components"]["schemas"][name]["properties"]
+        assert set(documented) == fields | SENT_ELSEWHERE.get(name, set()), ref
+
+
+def test_a_move_reaches_an_open_stream_while_the_game_is_on(live):
+    game, token = human_vs_bot(live)
+    reader = LiveReader(live, f"/games/{game['id']}/stream")
+    try:
+        assert reader.status == 200
+        dealt = reader.take(1)[0]
+        assert dealt.event == "dealt" and dealt.id == 2
+        card = view(live, game["id"], token)["hand"][0]
+        started = time.monotonic()
+        answer = live.post(f"/games/{game['id']}/moves", json={"card": card}, headers=bearer(token))
+        assert answer.status_code == 201
+        applied = answer.get_json()["moves"]
+        got = reader.take(len(applied), timeout=5)
+        assert time.monotonic() - started < 2
+        assert [{k: r.data[k] for k in MOVE_FIELDS} for r in got] == applied
+        assert got[-1].id == answer.get_json()["state"]["version"]
+    finally:
+        reader.close()
+
+
+def test_a_seat_joining_and_the_first_deal_reach_an_open_stream(live):
+    game = create(live, [{"name": "Amira"}, {"open": True}])
+    reader = LiveReader(live, f"/games/{game['id']}/stream")
+    try:
+        time.sleep(0.2)
+        body = {"name": "Badr", "seed": "s3cret", "invite": game["invite"]}
+        joined = live.post(f"/games/{game['id']}/join", json=body)
+        assert joined.status_code == 201
+        got = reader.take(2)
+        assert [(r.event, r.data) for r in got] == [
+            ("joined", {"seat": 1, "name": "Badr", "player": None}),
+            ("dealt", {"round": 1, "dealer": 1}),
+        ]
+    finally:
+        reader.close()
+
+
+def test_an_idle_stream_sends_keep_alive_comments(live):
+    game = create(live, [{"name": "Amira"}, {"open": True}])
+    reader = LiveReader(live, f"/games/{game['id']}/stream")
+    try:
+        # The keep-alive is 0.3 s here (15 s by default): two come within 0.6 s of a quiet
+        # stream; the deadline leaves room for a loaded machine (one came in 1.2 s once).
+        reader.wait_for_comments(2, timeout=5)
+    finally:
+        reader.close()
+
+
+def test_a_stream_ends_after_the_over_record_of_a_game_it_watched(live):
+    game, token = human_vs_bot(live, rules={"target_score": 1})
+    reader = LiveReader(live, f"/games/{game['id']}/stream")
+    try:
+        state = view(live, game["id"], token)
+        while state["status"] == "active":
+            answer = live.post(
+                f"/games/{game['id']}/moves", json={"card": state["hand"][0]}, headers=bearer(token)
+            )
+            state = answer.get_json()["state"]
+        got = reader.take_until("over", timeout=20)
+        assert got[-1].data["winner"] == state["winner"]
+        assert reader.ended.wait(5), "the stream did not end after `over`"
+    finally:
+        reader.close()
+
+
+def test_streams_of_two_games_each_get_only_their_own_records(live):
+    first, first_token = human_vs_bot(live)
+    second, _ = human_vs_bot(live)
+    readers = [LiveReader(live, f"/games/{g['id']}/stream") for g in (first, second)]
+    try:
+        for reader in readers:
+            reader.take(1)  # each game's first deal
+        card = view(live, first["id"], first_token)["hand"][0]
+        live.post(f"/games/{first['id']}/moves", json={"card": card}, headers=bearer(first_token))
+        assert readers[0].take(1)[0].event == "move"
+        time.sleep(0.3)
+        assert readers[1].received.empty()
+    finally:
+        for reader in readers:
+            reader.close()
+
+
 @pytest.mark.parametrize(
     ("protocol", "method", "framing"),
     [("HTTP/1.1", "GET", b"1C\r\nid: 3\nevent: over\ndata: {}\n\n\r\n"),

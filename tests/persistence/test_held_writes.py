@@ -11,7 +11,8 @@ import psycopg
 import pytest
 
 from app.persistence import Database, SqlUnitOfWork
-from app.persistence.notifications import CHANNEL, libpq_url, parse_notice
+from app.live.notices import parse_notice
+from app.persistence.notifications import CHANNEL, libpq_url
 from app.persistence.postgres import PostgresGameRepository
 from app.persistence.sqlite import SqliteGameRepository
 from app.services import audit, games
