@@ -21,7 +21,7 @@ deploy/haproxy.cfg.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 from gunicorn.http import errors as http_errors
 from gunicorn.util import load_class, write_nonblock
@@ -99,7 +99,11 @@ class ProblemErrorsMixin:
 class LoopWorker(UvicornWorker):
     """uvicorn's worker, set as its documented ``CONFIG_KWARGS`` allow."""
 
-    CONFIG_KWARGS: dict[str, Any] = {"loop": "uvloop", "http": "httptools", "access_log": False}
+    CONFIG_KWARGS: ClassVar[dict[str, Any]] = {
+        "loop": "uvloop",
+        "http": "httptools",
+        "access_log": False,
+    }
 
 
 def _resolve(worker_class: str | type, threads: int) -> type:

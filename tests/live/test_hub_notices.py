@@ -12,8 +12,8 @@ import pytest
 from app.live.channel import Channel
 from app.live.feed import Page
 from app.live.hub import Hub
-from app.live.records import Record
 from app.live.notices import parse_notice
+from app.live.records import Record
 from app.persistence.notifications import MAX_NOTICE, notice_text
 from app.services import games
 from app.services.creation import Player

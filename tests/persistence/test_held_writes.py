@@ -10,8 +10,8 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
-from app.persistence import Database, SqlUnitOfWork
 from app.live.notices import parse_notice
+from app.persistence import Database, SqlUnitOfWork
 from app.persistence.notifications import CHANNEL, libpq_url
 from app.persistence.postgres import PostgresGameRepository
 from app.persistence.sqlite import SqliteGameRepository
