@@ -25,7 +25,7 @@ from a2wsgi import WSGIMiddleware
 from flask import Flask
 
 from app.api.stream import wire
-from app.live.handoff import HANDOFF, Handoff, StreamTask
+from app.live.handoff import HANDOFF, Handoff
 from app.live.loop_hub import LoopHub, Watch
 from app.observability import metrics
 
@@ -89,22 +89,25 @@ class Entrance:
 
         await self._flask(scope, receive, head_only, handoff)
         if handoff.stream is not None:
-            await self._follow(handoff.stream, receive, send)
+            await self._follow(handoff, receive, send)
 
-    async def _follow(self, task: StreamTask, receive: Receive, send: Send) -> None:
-        watch = Watch()
+    async def _follow(self, handoff: Handoff, receive: Receive, send: Send) -> None:
+        task, handoff.stream = handoff.stream, None
+        assert task is not None
+        watch, give_back = Watch(), task.give_back
+        records = self.hub.follow(task.game_id, task.first, task.keepalive, task.lifetime,
+                                  wire, watch)  # fmt: skip
+        del task  # the first page is the generator's alone, and let go once sent
         listening = asyncio.ensure_future(_until_gone(receive))
         listening.add_done_callback(lambda _: watch.leave())
         try:
             with metrics.stream_client():
-                records = self.hub.follow(task.game_id, task.first, task.keepalive,
-                                          task.lifetime, wire, watch)  # fmt: skip
                 async for batch in records:
                     await send({"type": "http.response.body", "body": batch, "more_body": True})
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             listening.cancel()
-            task.give_back()
+            give_back()
 
     async def _seek(self, seek_id: str, scope: Scope, receive: Receive, send: Send) -> None:
         """Flask answers; if the seek is waiting and the request asked to wait, the loop

@@ -141,13 +141,16 @@ class LoopHub:
         """The records after ``first``'s start as the body's bytes, a batch at a time, live;
         a keep-alive when ``keepalive`` seconds passed without one. Ends after the game's last
         record, after ``lifetime`` seconds, when the client leaves or the server stops."""
-        if first.records:
-            yield render(first.records)
-        if first.ended or self.closing:
+        batch, cursor, ended = first.records, first.through, first.ended
+        del first  # a stream lives for an hour: it keeps none of the history it was sent
+        if batch:
+            yield render(batch)
+        del batch
+        if ended or self.closing:
             return
-        channel = self._join(game_id, first.through)
+        channel = self._join(game_id, cursor)
         channel.watches.add(watch)
-        cursor, loop = first.through, asyncio.get_running_loop()
+        loop = asyncio.get_running_loop()
         closes = loop.time() + lifetime
         try:
             while not (self.closing or watch.gone):
