@@ -52,6 +52,7 @@ class HAProxy:
             # the stream backend goes to the same two unless a test names others.
             "LIVE_1": upstreams[0],
             "LIVE_2": upstreams[1],
+            "LB_MAXCONN": "4096",  # within the open files a test machine allows
             **(env or {}),
         }
         self.process: subprocess.Popen[bytes] | None = None
