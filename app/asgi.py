@@ -80,16 +80,24 @@ class Entrance:
 
     async def _stream(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Flask answers the head and the opening; the loop sends the records after it."""
-        handoff = Handoff()
+        handoff, counted = Handoff(), False
 
         async def head_only(message: Message) -> None:
+            nonlocal counted
+            if handoff.stream is not None and not counted:  # counted before its head goes
+                metrics.STREAM_CLIENTS.inc()
+                counted = True
             ends = message["type"] == "http.response.body" and not message.get("more_body")
             if not (ends and handoff.stream is not None):
                 await send(message)
 
-        await self._flask(scope, receive, head_only, handoff)
-        if handoff.stream is not None:
-            await self._follow(handoff, receive, send)
+        try:
+            await self._flask(scope, receive, head_only, handoff)
+            if handoff.stream is not None:
+                await self._follow(handoff, receive, send)
+        finally:
+            if counted:
+                metrics.STREAM_CLIENTS.dec()
 
     async def _follow(self, handoff: Handoff, receive: Receive, send: Send) -> None:
         task, handoff.stream = handoff.stream, None
@@ -101,9 +109,8 @@ class Entrance:
         listening = asyncio.ensure_future(_until_gone(receive))
         listening.add_done_callback(lambda _: watch.leave())
         try:
-            with metrics.stream_client():
-                async for batch in records:
-                    await send({"type": "http.response.body", "body": batch, "more_body": True})
+            async for batch in records:
+                await send({"type": "http.response.body", "body": batch, "more_body": True})
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             listening.cancel()

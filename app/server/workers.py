@@ -21,6 +21,7 @@ deploy/haproxy.cfg.
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any, ClassVar
 
 from gunicorn.http import errors as http_errors
@@ -97,13 +98,35 @@ class ProblemErrorsMixin:
 
 
 class LoopWorker(UvicornWorker):
-    """uvicorn's worker, set as its documented ``CONFIG_KWARGS`` allow."""
+    """uvicorn's worker, set as its documented ``CONFIG_KWARGS`` allow; its access log only when
+    gunicorn's is asked for (``ACCESS_LOG=1``), and then under gunicorn's access log's name."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.cfg.accesslog is not None:
+            access = logging.getLogger("uvicorn.access")
+            access.handlers = _handlers_of(self.log.access_log)
+            access.setLevel(logging.INFO)
+            access.addFilter(_named_as_gunicorns)
 
     CONFIG_KWARGS: ClassVar[dict[str, Any]] = {
         "loop": "uvloop",
         "http": "httptools",
         "access_log": False,
     }
+
+
+def _handlers_of(logger: logging.Logger) -> list[logging.Handler]:
+    """The handlers a record of ``logger`` reaches: its own, or its nearest ancestor's."""
+    found: logging.Logger | None = logger
+    while found is not None and not found.handlers and found.propagate:
+        found = found.parent
+    return list(found.handlers) if found is not None else []
+
+
+def _named_as_gunicorns(record: logging.LogRecord) -> bool:
+    record.name = "gunicorn.access"
+    return True
 
 
 def _resolve(worker_class: str | type, threads: int) -> type:
