@@ -104,10 +104,8 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         # and the keep-alive comment's period.
         "STREAM_POLL_SECONDS": float(os.environ.get("STREAM_POLL_SECONDS") or 0.25),
         "STREAM_KEEPALIVE_SECONDS": float(os.environ.get("STREAM_KEEPALIVE_SECONDS") or 15),
-        # A game's caught-up streams are written at most this often: the moves of a game that
-        # moves faster go out together, one send per socket (docs/performance.md, "Live streams").
-        # The live streams one process holds at once (gunicorn.conf.py sets it from its threads);
-        # unset: no bound, for a server whose streams hold no thread of their own.
+        # The live streams one process holds at once (gunicorn.conf.py sets it: 8,000 on the
+        # event loop, half the threads of a gthread worker); unset: no bound.
         "STREAM_LIMIT": int(os.environ["STREAM_LIMIT"]) if os.environ.get("STREAM_LIMIT") else None,
         # ...and one address at once in one process (app/live/stream_slots.py); "off": none.
         "STREAMS_PER_ADDRESS": os.environ.get("STREAMS_PER_ADDRESS") or DEFAULT_STREAMS_PER_ADDRESS,
