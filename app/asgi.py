@@ -51,7 +51,7 @@ class Entrance:
             await self._lifespan(receive, send)
         elif scope["type"] != "http":
             return
-        elif scope["method"] == "GET" and _STREAM.match(scope["path"]):
+        elif scope["method"] in ("GET", "HEAD") and _STREAM.match(scope["path"]):
             await self._stream(scope, receive, send)
         elif scope["method"] == "GET" and (seek := _SEEK.match(scope["path"])):
             await self._seek(seek[1], scope, receive, send)
@@ -93,7 +93,10 @@ class Entrance:
 
         try:
             await self._flask(scope, receive, head_only, handoff)
-            if handoff.stream is not None:
+            if handoff.stream is not None and scope["method"] == "HEAD":  # the head alone
+                handoff.stream.give_back()
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+            elif handoff.stream is not None:
                 await self._follow(handoff, receive, send)
         finally:
             if counted:

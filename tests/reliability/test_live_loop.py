@@ -157,3 +157,12 @@ def test_a_stop_ends_every_stream_cleanly_for_its_clients_to_reconnect(server):
             assert data.endswith(b"\r\n0\r\n\r\n"), data[-200:]  # the chunked body's end
     assert time.monotonic() - started < 5  # not the graceful timeout's 10 s
     server.process.wait(timeout=20)
+
+
+def test_the_head_of_a_stream_is_answered_at_once_and_holds_no_slot(server):
+    game = a_game(server)
+    for _ in range(CEILING + 1):  # each gives its slot back: none is refused
+        answer = requests.head(f"{server.url}/games/{game['id']}/stream", timeout=5)
+        assert answer.status_code == 200
+        assert answer.headers["Content-Type"].startswith("text/event-stream")
+    assert "basra_stream_clients 0.0" in requests.get(f"{server.url}/metrics", timeout=5).text
