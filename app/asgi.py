@@ -18,6 +18,7 @@ import asyncio
 import os
 import re
 import signal
+import threading
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
 
@@ -156,8 +157,8 @@ def _end_streams_on(number: signal.Signals, hub: LoopHub) -> None:
     """Before the server's own handler (uvicorn's: stop accepting, wait for the connections to
     end), end every stream, so that they do end and their clients reconnect elsewhere."""
     previous = signal.getsignal(number)
-    if not callable(previous):
-        return
+    if not callable(previous) or threading.current_thread() is not threading.main_thread():
+        return  # a server run on a thread of its own (the browser tests') handles none
 
     def handler(signum: int, frame: Any) -> None:
         hub.close_soon()
@@ -196,11 +197,17 @@ def loop_hub(flask_app: Flask) -> LoopHub:
     return hub
 
 
-def _served() -> Entrance:
-    from app.wsgi import app as flask_app  # the app gunicorn's REST workers serve, as built
-
-    loop_hub(flask_app)
-    return build(flask_app)
+_SERVED: list[Entrance] = []
 
 
-app = _served()
+def __getattr__(name: str) -> Entrance:
+    """``app``, the served entrance, built when the server first asks for it (importing this
+    module for ``build`` builds nothing: a test serves an app of its own)."""
+    if name != "app":
+        raise AttributeError(name)
+    if not _SERVED:
+        from app.wsgi import app as flask_app  # the app the REST workers serve, as built
+
+        loop_hub(flask_app)
+        _SERVED.append(build(flask_app))
+    return _SERVED[0]
