@@ -45,7 +45,7 @@ class Entrance:
     def __init__(self, flask_app: Flask, threads: int) -> None:
         self.flask = flask_app
         self.hub: LoopHub = flask_app.extensions["basra_loop_hub"]
-        self.wsgi = WSGIMiddleware(flask_app, workers=threads)  # type: ignore[arg-type]
+        self.wsgi = WSGIMiddleware(_terminated(flask_app.wsgi_app), workers=threads)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -146,6 +146,18 @@ class Entrance:
             self.hub.unwatch_seek(seek_id)
         for message in held:
             await send(message)
+
+
+def _terminated(wsgi_app: Any) -> Any:
+    """The WSGI app told that its input ends where the request's body does (a2wsgi reads the
+    body until the server says it is all in, chunked or not), as gunicorn tells it: werkzeug
+    then reads a chunked body instead of taking it for none."""
+
+    def app(environ: dict[str, Any], start_response: Any) -> Any:
+        environ["wsgi.input_terminated"] = True
+        return wsgi_app(environ, start_response)
+
+    return app
 
 
 async def _until_gone(receive: Receive) -> None:

@@ -166,3 +166,13 @@ def test_the_head_of_a_stream_is_answered_at_once_and_holds_no_slot(server):
         assert answer.status_code == 200
         assert answer.headers["Content-Type"].startswith("text/event-stream")
     assert "basra_stream_clients 0.0" in requests.get(f"{server.url}/metrics", timeout=5).text
+
+
+def test_a_chunked_body_reaches_the_app_through_the_entrance(server):
+    body = b'{"players": [{"name": "Ann"}, {"bot": "greedy"}]}'
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(b"POST /games HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n"
+                     b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                     + b"%X\r\n%s\r\n0\r\n\r\n" % (len(body), body))  # fmt: skip
+        answer = read_until(sock, b"\r\n\r\n{")
+    assert answer.startswith(b"HTTP/1.1 201"), answer[:300]
