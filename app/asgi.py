@@ -118,6 +118,7 @@ class Entrance:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             listening.cancel()
+            await records.aclose()  # leaves the game's channel now, whatever ended the stream
             give_back()
 
     async def _seek(self, seek_id: str, scope: Scope, receive: Receive, send: Send) -> None:

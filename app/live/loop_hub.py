@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from collections.abc import AsyncGenerator, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -137,7 +137,7 @@ class LoopHub:
     async def follow(
         self, game_id: str, first: Page, keepalive: float, lifetime: float, render: Render,
         watch: Watch,
-    ) -> AsyncIterator[bytes]:  # fmt: skip
+    ) -> AsyncGenerator[bytes, None]:  # fmt: skip
         """The records after ``first``'s start as the body's bytes, a batch at a time, live;
         a keep-alive when ``keepalive`` seconds passed without one. Ends after the game's last
         record, after ``lifetime`` seconds, when the client leaves or the server stops."""
