@@ -165,7 +165,10 @@ def test_the_head_of_a_stream_is_answered_at_once_and_holds_no_slot(server):
         answer = requests.head(f"{server.url}/games/{game['id']}/stream", timeout=5)
         assert answer.status_code == 200
         assert answer.headers["Content-Type"].startswith("text/event-stream")
-    assert "basra_stream_clients 0.0" in requests.get(f"{server.url}/metrics", timeout=5).text
+    deadline, gauge = time.monotonic() + 3, ""
+    while "basra_stream_clients 0.0" not in gauge and time.monotonic() < deadline:
+        gauge = requests.get(f"{server.url}/metrics", timeout=5).text
+    assert "basra_stream_clients 0.0" in gauge, [g for g in gauge.splitlines() if "stream" in g]
 
 
 def test_a_chunked_body_reaches_the_app_through_the_entrance(server):
