@@ -29,7 +29,7 @@ $(VENV)/.installed-%: pyproject.toml
 
 run: install-run
 	$(BIN)/basra migrate
-	exec $(BIN)/gunicorn -c gunicorn.conf.py app.wsgi:app
+	exec $(BIN)/gunicorn -c gunicorn.conf.py app.asgi:app
 
 # The fast loop, a few minutes on two cores: the engine, the services, the API in process,
 # persistence on both databases and a few flows through a real server, spread over both cores.

@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -36,29 +37,34 @@ workers = int(os.environ.get("WEB_CONCURRENCY") or default_workers(os.environ.ge
 # (Linux's net.ipv4.tcp_migrate_req=1 hands them to the others), and a second server started
 # on the same port shares it instead of failing. REUSE_PORT=0 turns it off.
 reuse_port = os.environ.get("REUSE_PORT", "1") != "0"
-# Live streams (GET /games/{id}/stream) stay open for minutes, so no sync worker: see
-# docs/performance.md, "Live streams and the worker class", for the measurements behind this
-# choice. The one line to change (a subclass of it, say) is this one; GUNICORN_WORKER_CLASS
-# overrides it for a run.
-worker_class = os.environ.get("GUNICORN_WORKER_CLASS") or "gthread"
-# gthread: each open stream holds one thread of its worker while it lasts, so the threads are
-# many (idle ones cost little, and are made only when needed: docs/performance.md); gevent:
-# greenlets, up to worker_connections. 1,024 a worker, of which 960 may be streams: connections
-# are not spread evenly over the workers (1,000 streams gave one worker 376 of them).
-threads = int(os.environ.get("GUNICORN_THREADS", "1024"))
+# Which app: ``app.asgi:app``, the entrance (``make run``, and the stream processes of a
+# deployment), runs on an event loop: uvicorn's worker (app/server/workers.py: LoopWorker), the
+# streams and long polls on the loop, the rest of the API in a thread pool of GUNICORN_THREADS.
+# ``app.wsgi:app``, the REST workers of a deployment (docs/scaling.md), runs gunicorn's gthread
+# worker with GUNICORN_THREADS threads. GUNICORN_WORKER_CLASS overrides either for a run.
+_ON_A_LOOP = any(arg.startswith("app.asgi") for arg in sys.argv[1:])
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS") or (
+    "app.server.workers.LoopWorker" if _ON_A_LOOP else "gthread"
+)
+threads = int(os.environ.get("GUNICORN_THREADS", "32"))
 # How long an idle keep-alive connection is kept (gunicorn's default: 2 s). A client whose next
 # request leaves just as the server closes its idle connection gets no answer: on a loaded
 # machine, 200 clients paused past 2 s often enough to lose a request or two a run
-# (tests/reliability/test_concurrency.py). An idle connection costs a gthread worker only its
-# place in the event loop's poller, not a thread.
+# (tests/reliability/test_concurrency.py).
 keepalive = int(os.environ.get("GUNICORN_KEEPALIVE", "5"))
 worker_connections = int(os.environ.get("GUNICORN_WORKER_CONNECTIONS", "2000"))
-# A gthread worker's streams are kept below its threads, so that moves and views always find one
-# (app/live/stream_slots.py); past that a new stream is a 503. STREAM_LIMIT overrides it.
-if worker_class == "gthread":
+# The live streams a process holds (app/live/stream_slots.py); past that a new stream is a 503
+# with Retry-After. On the loop a stream is a few kilobytes (docs/scaling.md); on a gthread
+# worker (a stream sent to a REST worker) it holds a thread, and is kept below the threads so
+# that moves and views always find one. STREAM_LIMIT overrides it.
+if _ON_A_LOOP:
+    os.environ.setdefault("STREAM_LIMIT", "8000")
+elif worker_class == "gthread":
     from app.config import stream_limit
 
     os.environ.setdefault("STREAM_LIMIT", str(stream_limit(threads)))
+# Ten thousand watchers connecting at once: the kernel's queue of connections not yet accepted.
+backlog = int(os.environ.get("GUNICORN_BACKLOG", "4096"))
 timeout = 30
 graceful_timeout = 10
 # The app is built in each worker, so no database connection is shared across a fork.

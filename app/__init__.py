@@ -60,7 +60,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
 
 def _stream_hub(app: Flask, database: Database) -> Any:
-    """The process's hub of live streams; its one thread starts with the first stream.
+    """The process's threaded hub of live streams, for a stream served on a thread of its own
+    (Flask's test client, a plain WSGI server; the served entrance, app/asgi.py, follows
+    games on its event loop instead); its one thread starts with the first stream.
     PostgreSQL pushes news of commits (one LISTEN per process); SQLite is polled."""
     from app.live.hub import Hub
     from app.live.news import Listen, NewsSink, NoticeSource
@@ -71,12 +73,7 @@ def _stream_hub(app: Flask, database: Database) -> Any:
         return Listener(database.url, sink, wake_every)
 
     pushed: Listen | None = listen if database.engine.dialect.name == "postgresql" else None
-    return Hub(
-        lambda: SqlUnitOfWork(database),
-        pushed,
-        app.config["STREAM_POLL_SECONDS"],
-        write_every=app.config["STREAM_WRITE_EVERY_SECONDS"],
-    )
+    return Hub(lambda: SqlUnitOfWork(database), pushed, app.config["STREAM_POLL_SECONDS"])
 
 
 def _register_bot_runner(app: Flask) -> None:

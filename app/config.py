@@ -74,7 +74,7 @@ def default_workers(database_url: str | None = None) -> int:
 
 
 def stream_limit(threads: int) -> int:
-    """The live streams one worker with ``threads`` threads may hold at once."""
+    """The live streams one gthread worker with ``threads`` threads may hold at once."""
     return max(threads // 2, threads - SPARE_THREADS)
 
 
@@ -119,11 +119,8 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         # and the keep-alive comment's period.
         "STREAM_POLL_SECONDS": float(os.environ.get("STREAM_POLL_SECONDS") or 0.25),
         "STREAM_KEEPALIVE_SECONDS": float(os.environ.get("STREAM_KEEPALIVE_SECONDS") or 15),
-        # A game's caught-up streams are written at most this often: the moves of a game that
-        # moves faster go out together, one send per socket (docs/performance.md, "Live streams").
-        "STREAM_WRITE_EVERY_SECONDS": float(os.environ.get("STREAM_WRITE_EVERY_SECONDS") or 0.1),
-        # The live streams one process holds at once (gunicorn.conf.py sets it from its threads);
-        # unset: no bound, for a server whose streams hold no thread of their own.
+        # The live streams one process holds at once (gunicorn.conf.py sets it: 8,000 on the
+        # event loop, half the threads of a gthread worker); unset: no bound.
         "STREAM_LIMIT": int(os.environ["STREAM_LIMIT"]) if os.environ.get("STREAM_LIMIT") else None,
         # ...and one address at once in one process (app/live/stream_slots.py); "off": none.
         "STREAMS_PER_ADDRESS": os.environ.get("STREAMS_PER_ADDRESS") or DEFAULT_STREAMS_PER_ADDRESS,

@@ -250,7 +250,7 @@ def server(
            "RATE_LIMIT": "off", "WEB_CONCURRENCY": str(workers)}  # fmt: skip
     subprocess.run([BIN / "basra", "migrate"], env=env, check=True, capture_output=True)
     process = subprocess.Popen(
-        [BIN / "gunicorn", "-c", "gunicorn.conf.py", "app.wsgi:app"],
+        [BIN / "gunicorn", "-c", "gunicorn.conf.py", APP],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     if pids is not None:
@@ -356,6 +356,9 @@ def load_average() -> str:
     return f"{os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else "?"
 
 
+APP = "app.asgi:app"  # what gunicorn serves (--app)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -371,12 +374,19 @@ def main() -> int:
     )
     parser.add_argument("--databases", default="postgresql,sqlite")
     parser.add_argument(
+        "--app",
+        default="app.asgi:app",
+        help="the entrance, as `make run` serves it; app.wsgi:app: the REST replicas (gthread)",
+    )
+    parser.add_argument(
         "--workers",
         type=int,
         default=int(os.environ.get("WEB_CONCURRENCY") or 0),
         help="gunicorn's workers (default: as `make run` starts it, by the database)",
     )
     args = parser.parse_args()
+    global APP
+    APP = args.app
 
     kinds = [kind.strip() for kind in args.databases.split(",") if kind.strip()]
     print(f"gunicorn workers: {args.workers or 'as make run starts them'}; clients={args.clients}, "

@@ -16,6 +16,7 @@ from app.api.problem_answers import problems
 from app.api.requests import after_access, clock_now, json_body, query, unit_of_work
 from app.api.seek_schemas import SeekOutSchema, SeekQuerySchema, SeekSchema, seek_body
 from app.background.matchmaker import Matchmaker
+from app.live.handoff import HANDOFF, Handoff, SeekWait
 from app.live.stream_slots import NoSlot, StreamSlots
 from app.services import seeking
 from app.services.errors import Unauthorized
@@ -127,8 +128,14 @@ class SeekResource(MethodView):
         player_id = _player_id()
         owned = lambda: seeking.seek_of(unit_of_work(), seek_id, player_id, clock_now())  # noqa: E731
         args = after_access(owned, lambda: query(SeekQuerySchema))
-        if args["wait"] == 0:
+        handoff = HANDOFF.get()
+        if args["wait"] == 0 or (handoff is not None and handoff.resumed):
             return _answer(owned())
+        if handoff is not None:  # the event loop watches the seek since before this read
+            seek = owned()
+            if seek.status == WAITING:
+                _hand_off(seek, args["wait"], handoff)
+            return _answer(seek)
         with _matchmaker().waits.watching(seek_id) as heard:  # before the read: nothing missed
             seek = owned()
             if seek.status == WAITING:
@@ -165,3 +172,13 @@ def _held(seek: SeekRecord, seconds: int, heard: threading.Event, read: Any) -> 
         give_back()
     found: SeekRecord = read()
     return found
+
+
+def _hand_off(seek: SeekRecord, seconds: int, handoff: Handoff) -> None:
+    """Served from the event loop (app/asgi.py): the loop waits, holding a stream slot but no
+    thread, and asks again once the seek changes; this answer (waiting) is the one it sends if
+    nothing changes in time. With no slot left, that answer goes at once."""
+    slots: StreamSlots = current_app.extensions["basra_stream_slots"]
+    give_back = slots.take(client_address())
+    if not isinstance(give_back, NoSlot):
+        handoff.wait = SeekWait(seek.id, seconds, give_back)

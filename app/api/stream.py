@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,8 +17,8 @@ from app.api.limits import client_address
 from app.api.problem_answers import problems
 from app.api.requests import query, unit_of_work
 from app.live import feed
+from app.live.handoff import HANDOFF, StreamTask
 from app.live.hub import Hub
-from app.live.outlet import Outlet
 from app.live.records import Record
 from app.live.stream_slots import NoSlot, StreamSlots
 from app.observability import metrics
@@ -127,30 +126,9 @@ def sse(batch: list[Record]) -> str:
     return "".join(f"id: {r.id}\nevent: {r.event}\ndata: {r.json}\n\n" for r in batch)
 
 
-def _chunk(batch: list[Record]) -> bytes:
-    """A batch as one HTTP/1.1 chunk, framed as gunicorn frames what the iterator yields."""
-    data = sse(batch).encode()
-    return b"%X\r\n%s\r\n" % (len(data), data)
-
-
-def _plain(batch: list[Record]) -> bytes:
-    """A batch for an HTTP/1.0 client: the body is not chunked; it ends when the socket closes."""
+def wire(batch: list[Record]) -> bytes:
+    """A batch as the bytes of the body (the server frames them)."""
     return sse(batch).encode()
-
-
-def _outlet(environ: dict[str, Any]) -> Outlet | None:
-    """The stream's socket, when the server lends it: gunicorn's (``gunicorn.socket``), a plain
-    TCP socket (not TLS, not a cooperative one: gevent's), which its threaded and sync
-    workers leave alone while the response's iterator runs. Anywhere else (the development
-    server, the test client) the stream yields its records as any response does."""
-    sock = environ.get("gunicorn.socket")
-    if environ.get("REQUEST_METHOD") != "GET" or not isinstance(sock, socket.socket):
-        return None
-    if type(sock).__module__ != "socket":  # ssl.SSLSocket, gevent's socket
-        return None
-    # gunicorn chunks a body of unknown length for HTTP/1.1 clients and later, not for 1.0
-    chunked = environ.get("SERVER_PROTOCOL", "HTTP/1.0") != "HTTP/1.0"
-    return Outlet(sock, _chunk if chunked else _plain)
 
 
 def _lines(opening: str, batches: Iterator[list[Record]]) -> Iterator[str]:
@@ -212,17 +190,24 @@ class StreamResource(MethodView):
                 "If-None-Match meanwhile",
                 {"Retry-After": str(FULL_RETRY_SECONDS)},
             )
-        hub: Hub = current_app.extensions["basra_hub"]
         settings: dict[str, Any] = current_app.config
-        records = hub.follow(
-            game_id,
-            first,
-            keepalive=float(settings.get("STREAM_KEEPALIVE_SECONDS", KEEPALIVE_SECONDS)),
-            lifetime=float(settings.get("STREAM_MAX_SECONDS", MAX_SECONDS)),
-            outlet=_outlet(request.environ),
-        )
-        response = Response(_lines(f"retry: {RETRY_MS}\n\n", records), mimetype=EVENT_STREAM)
-        response.headers["Cache-Control"] = "no-cache"
-        response.headers["X-Accel-Buffering"] = "no"  # nginx: pass each record on at once
+        keepalive = float(settings.get("STREAM_KEEPALIVE_SECONDS", KEEPALIVE_SECONDS))
+        lifetime = float(settings.get("STREAM_MAX_SECONDS", MAX_SECONDS))
+        opening = f"retry: {RETRY_MS}\n\n"
+        handoff = HANDOFF.get()
+        if handoff is not None:  # the event loop follows the game (app/asgi.py)
+            handoff.stream = StreamTask(game_id, first, give_back, keepalive, lifetime)
+            return _streamed(iter([opening]))
+        hub: Hub = current_app.extensions["basra_hub"]
+        records = hub.follow(game_id, first, keepalive=keepalive, lifetime=lifetime)
+        response = _streamed(_lines(opening, records))
         response.call_on_close(give_back)  # the WSGI server closes every response it was given
         return response
+
+
+def _streamed(body: Iterator[str]) -> Response:
+    """The stream's answer; a body of unknown length, so the server sends it as it comes."""
+    response = Response(body, mimetype=EVENT_STREAM)
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Accel-Buffering"] = "no"  # nginx: pass each record on at once
+    return response

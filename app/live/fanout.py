@@ -1,19 +1,13 @@
-"""How news of a game reaches its channel in the hub of live streams (hub.py): the records a
-notice brought kept, or the new events read from the log once for all the game's streams, and
-the caught-up streams' sockets (``Outlet``, app/live/outlet.py) written.
-
-The hub's thread writes a game's streams once for all the notices that reached it together,
-and at most every ``write_every`` seconds (0.1 s served): a game that moves faster has its
-moves in between held and written together, one send per socket, which is what the writes
-cost. Apart from hub.py, the streams' side, as the work of the hub's one thread (watcher.py)
-rather than of each stream's own.
+"""How news of a game reaches its channel in the threaded hub of live streams (hub.py): the
+records a notice brought kept, or the new events read from the log once for all the game's
+streams, which wake and take them. Apart from hub.py, the streams' side, as the work of the
+hub's one thread (watcher.py) rather than of each stream's own.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable, Iterable
 
 from app.live import feed
@@ -34,18 +28,14 @@ class Fanout:
         listen: Listen | None = None,
         poll_seconds: float = 0.25,
         safety_poll: float = 5.0,
-        write_every: float = 0.0,
     ) -> None:
         """``uow`` makes a unit of work per read; ``listen`` (None: poll only, as on SQLite)
-        makes the source of pushed news; the caught-up streams of a game are written at most
-        once every ``write_every`` seconds (0: as soon as records come)."""
+        makes the source of pushed news."""
         self.uow = uow
         self.listen = listen
         self.poll_seconds = poll_seconds
         self.safety_poll = safety_poll
-        self.write_every = write_every
         self.channels: dict[str, Channel] = {}
-        self.held: dict[str, Channel] = {}  # channels with records held back (``_write``)
         self.lock = threading.Lock()
 
     def notify(
@@ -57,10 +47,7 @@ class Fanout:
         self.notify_many([(game_id, version, after, page)])
 
     def notify_many(self, news: Iterable[News]) -> None:
-        """``notify`` for notices that arrived together. Each game's caught-up streams are
-        written once, after all of them: when this thread falls behind a busy game, the
-        moves it missed go out in one write per socket, not one each."""
-        kept: dict[str, Channel] = {}
+        """``notify`` for notices that arrived together."""
         for game_id, version, after, page in news:
             channel = self.channels.get(game_id)
             if channel is None:
@@ -70,13 +57,8 @@ class Fanout:
                 if page is not None and after == channel.through and not channel.fetching:
                     channel.keep(page)
                     channel.changed.notify_all()
-                    kept[game_id] = channel
                     continue
             self._fetch(channel)
-        now = time.monotonic()
-        for channel in kept.values():
-            with channel.changed:
-                self._write(channel, now)
 
     def _fetch(self, channel: Channel) -> None:
         """Read the game's new events once for all its streams (the watcher's thread), and
@@ -98,39 +80,8 @@ class Fanout:
                     return
                 channel.keep(page)
                 channel.changed.notify_all()
-                self._write(channel, time.monotonic())
                 if page.through <= through:  # nothing new could be read: wait for news
                     return
-
-    def _write(self, channel: Channel, now: float) -> None:
-        """Write the channel's new records to its outlets now, or, if they were written less
-        than ``write_every`` seconds ago (a game that moves many times a second), hold them
-        until then: ``write_held`` writes them with whatever else has come by then, in one
-        send per socket. The caller holds ``channel.changed``."""
-        if now - channel.written >= self.write_every or channel.ended:
-            channel.write(now)
-        elif not channel.held:
-            channel.held = True
-            with self.lock:
-                self.held[channel.game_id] = channel
-
-    def write_held(self) -> float | None:
-        """Write the held records that are due; the seconds until the next are, if any (the
-        watcher's thread calls it after each batch of news, and wakes when told)."""
-        now, soonest = time.monotonic(), None
-        with self.lock:
-            held = list(self.held.values())
-        for channel in held:
-            with channel.changed:
-                due = channel.written + self.write_every
-                if not channel.held or due <= now:
-                    if channel.held:
-                        channel.write(now)
-                    with self.lock:
-                        self.held.pop(channel.game_id, None)
-                elif soonest is None or due - now < soonest:
-                    soonest = due - now
-        return soonest
 
     def poll(self) -> None:
         """Ask the database for the version of every watched game (one query)."""

@@ -7,8 +7,10 @@ A stream that fell further behind than the ring (a slow reader) reads the log it
 its own last version. Nothing is queued per stream, so a client that stops reading holds up
 nobody but itself, and memory does not grow with a slow reader.
 
-A stream whose server lends it its socket (``Outlet``, app/live/outlet.py) is written to by
-the thread that brings the records, as long as it keeps up; its own thread sleeps meanwhile.
+This hub serves a stream on a thread of its own, as a plain WSGI server (the development
+server, Flask's test client, a REST worker asked for a stream) runs it. The served entrance
+(app/asgi.py) hands streams to the event loop's hub instead (loop_hub.py), where a stream is
+a few kilobytes, not a thread.
 
 Here are the streams' side of the hub, and the channels they join and leave. How news of a
 game reaches its channel and its caught-up sockets is fanout.py's; where the news comes from,
@@ -25,7 +27,6 @@ from app.live import feed
 from app.live.channel import Channel
 from app.live.fanout import Fanout
 from app.live.feed import Page
-from app.live.outlet import Outlet
 from app.live.records import Record
 from app.live.watcher import Watcher
 
@@ -49,13 +50,10 @@ class Hub(Fanout):
         first: Page,
         keepalive: float,
         lifetime: float,
-        outlet: Outlet | None = None,
     ) -> Iterator[list[Record]]:
         """Every record after the first page's start, a batch at a time, live; an empty batch
         when ``keepalive`` seconds passed without one. Ends after the game's last record, or
-        after ``lifetime`` seconds. With an ``outlet`` (the stream's socket, which nobody else
-        writes while this iterator waits), records and keep-alives go straight to the socket
-        while the stream is caught up, and only the others are yielded."""
+        after ``lifetime`` seconds."""
         if first.records:
             yield first.records
         if first.ended:
@@ -66,11 +64,6 @@ class Hub(Fanout):
         closes = time.monotonic() + lifetime
         try:
             while time.monotonic() < closes:
-                if outlet is not None and self._park(channel, outlet, cursor, keepalive, closes):
-                    if outlet.broken or (outlet.leftover and not outlet.flush()) or outlet.ended:
-                        return
-                    cursor = outlet.cursor
-                    continue
                 page = self._next(channel, cursor, min(keepalive, closes - time.monotonic()))
                 if page is None:
                     yield []
@@ -82,37 +75,6 @@ class Hub(Fanout):
                     return
         finally:
             self._leave(channel)
-
-    def _park(
-        self, channel: Channel, outlet: Outlet, cursor: int, keepalive: float, closes: float
-    ) -> bool:
-        """Attach the outlet if the stream is caught up (else False at once), and sleep while
-        the channel writes to it, waking only to send a keep-alive; True once it is handed
-        back (a slow or gone client, the game's end, the stream's lifetime), its cursor the
-        last version written."""
-        with channel.changed:
-            if channel.ended or cursor != channel.through or cursor < channel.ring_from:
-                return False
-            outlet.cursor = cursor
-            outlet.attached = True
-            outlet.handed_back.clear()
-            channel.outlets.add(outlet)
-        try:
-            while outlet.attached:
-                wake = min(outlet.last_write + keepalive, closes)
-                outlet.handed_back.wait(wake - time.monotonic())
-                with channel.changed:
-                    now = time.monotonic()
-                    if not outlet.attached:
-                        break
-                    quiet = now - outlet.last_write >= keepalive
-                    if now >= closes or (quiet and not outlet.offer(outlet.render([]))):
-                        channel.hand_back(outlet)
-        finally:
-            with channel.changed:
-                channel.outlets.discard(outlet)
-                outlet.attached = False
-        return True
 
     def _next(self, channel: Channel, cursor: int, wait: float) -> Page | None:
         """The next page after ``cursor`` from the ring, or None after ``wait`` seconds."""

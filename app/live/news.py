@@ -31,8 +31,8 @@ class NewsSink(Protocol):
         before their records are parsed)."""
         ...
 
-    def news(self, news: list[News]) -> None:
-        """The notices that arrived together."""
+    def news(self, payloads: list[str]) -> None:
+        """The notices that arrived together, as sent (app/live/notices.py reads them)."""
         ...
 
     def reconnected(self) -> None:

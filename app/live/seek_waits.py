@@ -17,11 +17,19 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Protocol
 
-from app.live.news import Listen, News, NoticeSource
+from app.live.news import Listen, NoticeSource
 from app.services.seeks import WAITING
 
 log = logging.getLogger(__name__)
+
+
+class Forward(Protocol):
+    seeks_waiting: int
+
+    def settled(self, seek_ids: Sequence[str]) -> None: ...
+
 
 Statuses = Callable[[Sequence[str]], dict[str, str]]  # seek ids -> their statuses now
 
@@ -44,6 +52,9 @@ class SeekWaits:
         self.thread: threading.Thread | None = None
         self.listener: NoticeSource | None = None
         self.last_poll = 0.0
+        # The event loop's long polls (app/live/loop_hub.py), where the process serves them
+        # there: the seeks this process settles are passed on.
+        self.forward: Forward | None = None
 
     @contextmanager
     def watching(self, seek_id: str) -> Iterator[threading.Event]:
@@ -66,6 +77,9 @@ class SeekWaits:
 
     def settled(self, seek_ids: Iterable[str]) -> None:
         """These seeks stopped waiting: wake their waiters."""
+        seek_ids = list(seek_ids)
+        if self.forward is not None:
+            self.forward.settled(seek_ids)
         with self.lock:
             for seek_id in seek_ids:
                 entry = self.events.get(seek_id)
@@ -74,8 +88,9 @@ class SeekWaits:
 
     @property
     def waiting(self) -> int:
+        elsewhere = 0 if self.forward is None else self.forward.seeks_waiting
         with self.lock:
-            return sum(waiters for _, waiters in self.events.values())
+            return elsewhere + sum(waiters for _, waiters in self.events.values())
 
     def poll(self) -> None:
         """Ask the database for the status of every watched seek (one query)."""
@@ -118,8 +133,8 @@ class SeekWaits:
     def watches(self, seek_id: str) -> bool:
         return seek_id in self.events
 
-    def news(self, news: list[News]) -> None:
-        self.settled(seek_id for seek_id, *_ in news)
+    def news(self, payloads: list[str]) -> None:
+        self.settled(payload.partition(":")[0] for payload in payloads)
 
     def reconnected(self) -> None:
         self.poll()

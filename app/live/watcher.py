@@ -1,5 +1,5 @@
-"""The hub's one background thread (``Watcher``): it tells the hub of live streams (hub.py)
-which games moved on, and wakes it to write the records held back (fanout.py).
+"""The threaded hub's one background thread (``Watcher``): it tells the hub of live streams
+(hub.py) which games moved on.
 
 Where the news comes from: PostgreSQL's NOTIFY through one listening connection per process,
 plus a slow poll as a safety net; on SQLite, a poll of the watched games' versions, one query
@@ -14,6 +14,7 @@ import time
 
 from app.live.fanout import Fanout
 from app.live.news import News, NoticeSource
+from app.live.notices import parse_notice
 
 log = logging.getLogger("app.live.hub")  # one logger for the hub, whichever module writes
 
@@ -40,9 +41,7 @@ class Watcher:
             return
         next_poll = time.monotonic() + self.hub.poll_seconds
         while True:
-            wait = next_poll - time.monotonic()
-            held = self.hub.write_held()
-            if self.stopping.wait(max(0.0, wait if held is None else min(wait, held))):
+            if self.stopping.wait(max(0.0, next_poll - time.monotonic())):
                 return
             if time.monotonic() >= next_poll:
                 self._poll()
@@ -59,18 +58,21 @@ class Watcher:
     def watches(self, game_id: str) -> bool:
         return game_id in self.hub.channels
 
-    def news(self, news: list[News]) -> None:
+    def news(self, payloads: list[str]) -> None:
+        news: list[News] = []
+        for payload in payloads:
+            if (notice := parse_notice(payload)) is not None:
+                news.append((notice.game_id, notice.version, notice.after, notice.page))
         self.hub.notify_many(news)
 
     def reconnected(self) -> None:
         self._poll()
 
     def idle(self) -> float | None:
-        """Between batches of notices: the safety poll when due, then the held records that
-        are due; the seconds until the next are (the listener wakes by then), if any."""
+        """Between batches of notices: the safety poll when due."""
         if time.monotonic() - self.last_poll >= self.hub.safety_poll:
             self._poll()
-        return self.hub.write_held()
+        return None
 
     def stop(self) -> None:
         self.stopping.set()

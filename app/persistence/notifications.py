@@ -1,79 +1,53 @@
 """News of committed events, across processes: PostgreSQL's NOTIFY and one LISTEN per process.
 
 A writer announces ``<game id>:<version>`` on the channel inside the transaction that appends
-the events, so the notice is delivered exactly when (and only if) they commit. A move's notice
-also carries the public stream records it added (``Notice``), so that with a thousand streams
-in four processes a move costs no process a read of the log. A process keeps
-ONE listening connection (``Listener``), whatever the number of its streams, and hands each
-notice to a callback. SQLite has no such thing: there the callback is fed by polling the
-versions of the games being watched (the ``Watcher`` in app/live/watcher.py does that, and
-does it on PostgreSQL too, less often, as a safety net and after a reconnect).
+the events, so the notice is delivered exactly when (and only if) they commit. A save's notice
+also says what happened (``notice_text``: the game's status and scores, and the events it
+appended), so that with thousands of streams in several processes a move costs no process a
+read of the log; the live adapter (app/live/notices.py) turns that into stream records. A
+process keeps ONE listening connection, whatever the number of its streams: ``Listener`` on a
+thread of its own (the plain WSGI app), ``listen_async`` on the stream processes' event loop.
+SQLite has no such thing: there the listeners poll the versions of the games being watched
+(and do so on PostgreSQL too, less often, as a safety net and after a reconnect).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import select
 import threading
 import time
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Protocol
 
 import orjson
 from sqlalchemy.engine import make_url
-
-from app.live.feed import Page
-from app.live.records import Record
-
-if TYPE_CHECKING:
-    from app.live.news import News, NewsSink
 
 CHANNEL = "basra_games"
 log = logging.getLogger(__name__)
 
 
-# A notice with its records must fit PostgreSQL's 8,000 bytes; a longer one goes without.
+# A notice with its events must fit PostgreSQL's 8,000 bytes; a longer one goes without.
 MAX_NOTICE = 7500
 
 
-@dataclass(frozen=True, slots=True)
-class Notice:
-    """``<game id>:<version>``, or, with the public records the commit added (so that no
-    listener need read them from the log), ``<game id>:<version>:<after>:<ended>:<records>``:
-    the records follow version ``after``, ``ended`` is 1 when nothing will follow, and
-    ``records`` is a JSON list of ``[id, event, data]``."""
-
-    game_id: str
-    version: int
-    page: Page | None = None  # the records after ``after``, read up to ``version``
-    after: int | None = None
-
-
-def notice_text(game_id: str, version: int, after: int, ended: bool, records: list[Record]) -> str:
-    """The notice of a commit that moved ``game_id`` from ``after`` to ``version``."""
+def notice_text(
+    game_id: str,
+    version: int,
+    after: int,
+    status: str,
+    scores: Sequence[int],
+    events: Sequence[tuple[int, str, dict[str, Any]]],
+) -> str:
+    """The notice of a commit that moved ``game_id`` from ``after`` to ``version``:
+    ``<game id>:<version>:<after>:<[status, scores, [[seq, type, data], ...]]>``, or the bare
+    ``<game id>:<version>`` when that would not fit."""
     bare = f"{game_id}:{version}"
-    rows = [[record.id, record.event, record.data] for record in records]
+    happened = [status, list(scores), [list(event) for event in events]]
     # orjson: every move on PostgreSQL sends one, and the standard library took 7 us of it.
-    text = f"{bare}:{after}:{int(ended)}:{orjson.dumps(rows).decode()}"
+    text = f"{bare}:{after}:{orjson.dumps(happened).decode()}"
     return text if len(text.encode()) <= MAX_NOTICE else bare
-
-
-def parse_notice(payload: str) -> Notice | None:
-    parts = payload.split(":", 4)
-    if len(parts) == 2:
-        game_id, version = parts
-        if not game_id or not version.isdigit():
-            return None
-        return Notice(game_id, int(version))
-    if len(parts) != 5 or not all(part.isdigit() for part in parts[1:4]):
-        return None
-    game_id, version, after, ended, rows = parts
-    try:
-        records = [Record(int(n), str(event), dict(data)) for n, event, data in orjson.loads(rows)]
-    except (ValueError, TypeError):
-        return Notice(game_id, int(version))  # the version alone still says what is new
-    page = Page(records, int(version), ended == "1")
-    return Notice(game_id, int(version), page, int(after))
 
 
 def libpq_url(database_url: str) -> str:
@@ -81,16 +55,36 @@ def libpq_url(database_url: str) -> str:
     return make_url(database_url).set(drivername="postgresql").render_as_string(False)
 
 
+class PayloadSink(Protocol):
+    """What a ``Listener`` tells, and asks, whoever listens through it (the live adapter)."""
+
+    def watches(self, key: str) -> bool:
+        """Whether anyone in this process follows this game or seek (else its notices are
+        skipped before they are parsed)."""
+        ...
+
+    def news(self, payloads: list[str]) -> None:
+        """The notices that arrived together, as sent."""
+        ...
+
+    def reconnected(self) -> None:
+        """After each (re)connection: notices sent meanwhile are lost; look for yourself."""
+        ...
+
+    def idle(self) -> float | None:
+        """After each batch of notices, and at least every ``wake_every`` seconds: the seconds
+        until it wants to be called again sooner, if it does."""
+        ...
+
+
 class Listener:
-    """One connection that LISTENs, reconnecting for ever, and tells ``sink`` (the process's
-    hub, app/live/watcher.py ``NewsSink``): the notices that arrived together, of the games it
-    watches, each as ``(game_id, version, after, page)`` (``page``: the records it carried
-    after ``after``, or None); each (re)connection, when notices sent while it was away are
-    lost and the sink must look for itself; and, between batches, that it may do other work
-    (it says when it wants to be woken, at the latest every ``wake_every`` seconds)."""
+    """One connection that LISTENs on a thread, reconnecting for ever, and tells ``sink``: the
+    notices that arrived together, of the games (or seeks) it watches; each (re)connection, when
+    notices sent while it was away are lost and the sink must look for itself; and, between
+    batches, that it may do other work (at the latest every ``wake_every`` seconds)."""
 
     def __init__(
-        self, database_url: str, sink: NewsSink, wake_every: float = 5.0, channel: str = CHANNEL
+        self, database_url: str, sink: PayloadSink, wake_every: float = 5.0, channel: str = CHANNEL
     ) -> None:
         self.conninfo = libpq_url(database_url)
         self.sink = sink
@@ -127,7 +121,7 @@ class Listener:
             # The wait is ours, not psycopg's ``notifies(timeout=...)``, whose wait resumes
             # tens of thousands of times a second as its timeout runs out (35,000 at 0.05 s).
             # At 700 notices a second this thread's CPU went from 82-98 to 36-41 ms a second
-            # (docs/performance.md, "Live streams and the worker class"). libpq reads the socket.
+            # (measured on the threaded hub). libpq reads the socket.
             pgconn, encoding = connection.pgconn, connection.info.encoding
             poller = select.poll()
             poller.register(pgconn.socket, select.POLLIN)
@@ -149,15 +143,46 @@ class Listener:
                     connection.execute("SELECT 1")  # notice a dead server even when all is quiet
                     checked = time.monotonic()
 
-    def _news(self, payloads: list[str]) -> list[News]:
-        """The notices of games this process watches (the others' records are not parsed)."""
-        news: list[News] = []
-        for payload in payloads:
-            if not self.sink.watches(payload.partition(":")[0]):
-                continue
-            if (parsed := parse_notice(payload)) is not None:
-                news.append((parsed.game_id, parsed.version, parsed.after, parsed.page))
-        return news
+    def _news(self, payloads: list[str]) -> list[str]:
+        """The notices of games this process watches (the others are not parsed)."""
+        return [p for p in payloads if self.sink.watches(p.partition(":")[0])]
 
     def stop(self) -> None:
         self.stopping.set()
+
+
+async def listen_async(
+    database_url: str,
+    channels: Sequence[str],
+    heard: Callable[[str, str], None],
+    connected: Callable[[], Awaitable[None]],
+    idle: Callable[[], Awaitable[None]],
+    wake_every: float = 1.0,
+) -> None:
+    """One asynchronous connection that LISTENs on ``channels`` until cancelled, reconnecting
+    for ever: each notice goes to ``heard(channel, payload)`` as it arrives; ``connected`` is
+    awaited after each (re)connection (notices sent meanwhile are lost), ``idle`` at least
+    every ``wake_every`` seconds, and a ``SELECT 1`` then notices a dead server."""
+    import psycopg
+
+    conninfo, backoff = libpq_url(database_url), 0.1
+    while True:
+        try:
+            async with await psycopg.AsyncConnection.connect(
+                conninfo, autocommit=True, connect_timeout=5
+            ) as connection:
+                for channel in channels:
+                    await connection.execute(f"LISTEN {channel}")
+                backoff = 0.1
+                await connected()
+                while True:
+                    async for notice in connection.notifies(timeout=wake_every):
+                        heard(notice.channel, notice.payload)
+                    await idle()
+                    await connection.execute("SELECT 1")
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # the server went away: wait, then connect again
+            log.warning("stream listener lost its connection: %s", type(error).__name__)
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, 2.0)

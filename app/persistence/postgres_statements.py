@@ -19,8 +19,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict
 
-from app.live.feed import is_ended
-from app.live.records import GameFacts, record_of
 from app.persistence.json_codec import json_text
 from app.persistence.notifications import CHANNEL, notice_text
 from app.persistence.statements import (
@@ -131,11 +129,11 @@ def changed_seats(game: GameRecord) -> str:
 
 
 def notice(game: GameRecord, after: int | None = None) -> dict[str, str]:
-    """The NOTIFY of the game's new version; with the public records it added after version
-    ``after`` when that is known (a save), so that listeners need not read them back."""
+    """The NOTIFY of the game's new version; with what happened after version ``after`` when
+    that is known (a save: the status, the scores and the events it appended), so that
+    listeners need not read the log back."""
     if after is None:
         return {"channel": CHANNEL, "notice": f"{game.id}:{game.version}"}
-    facts = GameFacts(game.status, tuple(game.state.scores))
-    records = [r for e in game.new_events if (r := record_of(e.seq, e.type, e.data, facts))]
-    text = notice_text(game.id, game.version, after, is_ended(game.status), records)
+    events = [(e.seq, e.type, e.data) for e in game.new_events]
+    text = notice_text(game.id, game.version, after, game.status, game.state.scores, events)
     return {"channel": CHANNEL, "notice": text}

@@ -9,8 +9,9 @@ gunicorn.conf.py applies it to whatever ``worker_class`` it chose:
 
     worker_class = with_problem_errors(worker_class, threads)
 
-For the threaded worker it also closes the connections it does not keep alive on a thread of
-its pool (``PooledClosesMixin``), so that a client slow to close cannot stall the worker's loop.
+The entrance on an event loop (app/asgi.py) runs ``LoopWorker``: uvicorn's worker for
+gunicorn, with uvloop and httptools, and no access log of its own (the app writes one line per
+request, app/observability/logs.py).
 
 Slow clients (a head or a body that trickles in, an answer not read, a socket never closed)
 are the buffering proxy's to hold, in front of gunicorn as its deployment docs ask:
@@ -20,11 +21,12 @@ deploy/haproxy.cfg.
 from __future__ import annotations
 
 import json
-from typing import Any
+import logging
+from typing import Any, ClassVar
 
 from gunicorn.http import errors as http_errors
 from gunicorn.util import load_class, write_nonblock
-from gunicorn.workers.gthread import ThreadWorker
+from uvicorn_worker import UvicornWorker
 
 # gunicorn's exception -> our problem code (statuses and titles come from app.api.errors).
 _CODES: tuple[tuple[type[BaseException], str], ...] = (
@@ -95,31 +97,36 @@ class ProblemErrorsMixin:
             self.log.debug("Failed to send error message.")
 
 
-class PooledClosesMixin:
-    """Put before gunicorn's threaded worker: a connection it does not keep alive is closed on a
-    thread of its pool, not in its loop.
+class LoopWorker(UvicornWorker):
+    """uvicorn's worker, set as its documented ``CONFIG_KWARGS`` allow; its access log only when
+    gunicorn's is asked for (``ACCESS_LOG=1``), and then under gunicorn's access log's name."""
 
-    The threaded worker closes such a connection (an HTTP/1.0 request, ``Connection: close``, a
-    stream that ended) gracefully: it half-closes, then waits up to 2 s for the client to close
-    its side (``gunicorn.util.close_graceful``), and it does so in the loop that accepts,
-    dispatches and reports to the arbiter. Clients that keep their sockets open after the answer
-    stalled that loop 2 s each, one after another; fifteen of them kept the worker silent past
-    its 30 s timeout, and the arbiter killed it with every connection it held.
-    ``finish_request`` is the worker's callback for a request done; only its closing branch
-    changes (tests/reliability/test_closing_connections.py)."""
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.cfg.accesslog is not None:
+            access = logging.getLogger("uvicorn.access")
+            access.handlers = _handlers_of(self.log.access_log)
+            access.setLevel(logging.INFO)
+            access.addFilter(_named_as_gunicorns)
 
-    nr_conns: int
-    tpool: Any
+    CONFIG_KWARGS: ClassVar[dict[str, Any]] = {
+        "loop": "uvloop",
+        "http": "httptools",
+        "access_log": False,
+    }
 
-    def finish_request(self, conn: Any, fs: Any) -> None:
-        if not fs.cancelled() and fs.exception() is None and fs.result() is False:
-            self.nr_conns -= 1
-            try:
-                self.tpool.submit(conn.close, True)  # graceful: the wait is the pool thread's
-            except RuntimeError:  # the pool is shut down (the worker is stopping): close now
-                conn.close()
-            return
-        super().finish_request(conn, fs)  # type: ignore[misc]
+
+def _handlers_of(logger: logging.Logger) -> list[logging.Handler]:
+    """The handlers a record of ``logger`` reaches: its own, or its nearest ancestor's."""
+    found: logging.Logger | None = logger
+    while found is not None and not found.handlers and found.propagate:
+        found = found.parent
+    return list(found.handlers) if found is not None else []
+
+
+def _named_as_gunicorns(record: logging.LogRecord) -> bool:
+    record.name = "gunicorn.access"
+    return True
 
 
 def _resolve(worker_class: str | type, threads: int) -> type:
@@ -135,7 +142,6 @@ def with_problem_errors(worker_class: str | type, threads: int = 1) -> type:
     base = _resolve(worker_class, threads)
     if issubclass(base, ProblemErrorsMixin):
         return base
-    mixins: tuple[type, ...] = (ProblemErrorsMixin,)
-    if issubclass(base, ThreadWorker):
-        mixins += (PooledClosesMixin,)
-    return type(f"Problem{base.__name__}", (*mixins, base), {"__module__": __name__})
+    if issubclass(base, UvicornWorker):
+        return base  # uvicorn parses the requests itself; gunicorn's parser never runs
+    return type(f"Problem{base.__name__}", (ProblemErrorsMixin, base), {"__module__": __name__})

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -274,43 +273,6 @@ def test_streams_of_two_games_each_get_only_their_own_records(live):
     finally:
         for reader in readers:
             reader.close()
-
-
-@pytest.mark.parametrize(
-    ("protocol", "method", "framing"),
-    [("HTTP/1.1", "GET", b"1C\r\nid: 3\nevent: over\ndata: {}\n\n\r\n"),
-     ("HTTP/1.0", "GET", b"id: 3\nevent: over\ndata: {}\n\n"),
-     ("HTTP/1.1", "HEAD", None)],
-)  # fmt: skip
-def test_a_stream_writes_to_the_servers_socket_as_the_server_frames_the_body(
-    protocol, method, framing
-):
-    """gunicorn lends its socket (``gunicorn.socket``); what the hub writes there must be framed
-    as gunicorn frames what the response yields: chunked for HTTP/1.1, bare for 1.0."""
-    from app.api.stream import _outlet
-    from app.live.records import Record
-
-    with socket.socket() as sock:
-        environ = {"gunicorn.socket": sock, "SERVER_PROTOCOL": protocol, "REQUEST_METHOD": method}
-        outlet = _outlet(environ)
-        if framing is None:
-            assert outlet is None
-        else:
-            assert outlet is not None and outlet.render([Record(3, "over", {})]) == framing
-
-
-def test_a_stream_without_a_plain_socket_of_the_server_yields_its_records():
-    """No ``gunicorn.socket`` (the test client, the development server), or one that is not a
-    plain one (TLS): the records go through the response's iterator."""
-    import ssl
-
-    from app.api.stream import _outlet
-
-    assert _outlet({"SERVER_PROTOCOL": "HTTP/1.1", "REQUEST_METHOD": "GET"}) is None
-    context = ssl.create_default_context()
-    with context.wrap_socket(socket.socket(), server_hostname="x") as tls:
-        environ = {"gunicorn.socket": tls, "SERVER_PROTOCOL": "HTTP/1.1", "REQUEST_METHOD": "GET"}
-        assert _outlet(environ) is None
 
 
 @pytest.mark.parametrize("how", ["query", "header"])

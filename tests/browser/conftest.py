@@ -64,9 +64,12 @@ def live_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if external:
         yield external.rstrip("/")
         return
-    from werkzeug.serving import make_server
+    import socket
+
+    import uvicorn
 
     from app import create_app
+    from app.asgi import build, loop_hub
 
     url = f"sqlite:///{tmp_path_factory.mktemp('browser') / 'b.sqlite3'}"
     _migrate(url)
@@ -74,15 +77,24 @@ def live_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     # Analyses with a small search a move (docs/bots.md, "Analysis"), as in every test.
     app = create_app({"DATABASE_URL": url, "RATE_LIMIT": "off", "SWEEPER": True,
                       "SWEEP_INTERVAL_SECONDS": 0.5, "ANALYSIS_WORK": 300})  # fmt: skip
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, name="browser-live-server", daemon=True)
+    # The entrance `make run` serves (app/asgi.py): streams on an event loop, the rest in threads.
+    loop_hub(app)
+    server = uvicorn.Server(uvicorn.Config(build(app, threads=16), log_level="warning"))
+    listening = socket.socket()
+    listening.bind(("127.0.0.1", 0))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listening]},
+                              name="browser-live-server", daemon=True)  # fmt: skip
     thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started and time.monotonic() < deadline and thread.is_alive():
+        time.sleep(0.05)
+    assert server.started, "the entrance did not start"
     try:
-        yield f"http://127.0.0.1:{server.server_port}"
+        yield f"http://127.0.0.1:{listening.getsockname()[1]}"
     finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+        server.should_exit = True
+        thread.join(timeout=20)
+        listening.close()
         app.extensions["basra_sweeper"].stop()
         app.extensions["basra_analysis_pool"].shutdown()
 

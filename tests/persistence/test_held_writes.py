@@ -10,8 +10,9 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
+from app.live.notices import parse_notice
 from app.persistence import Database, SqlUnitOfWork
-from app.persistence.notifications import CHANNEL, libpq_url, parse_notice
+from app.persistence.notifications import CHANNEL, libpq_url
 from app.persistence.postgres import PostgresGameRepository
 from app.persistence.sqlite import SqliteGameRepository
 from app.services import audit, games

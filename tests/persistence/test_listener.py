@@ -42,8 +42,9 @@ class Sink:
     def watches(self, game_id: str) -> bool:
         return self.watched is None or game_id in self.watched
 
-    def news(self, news: list[tuple]) -> None:
-        self.batches.append([(game_id, version) for game_id, version, *_ in news])
+    def news(self, payloads: list[str]) -> None:
+        notices = [payload.split(":")[:2] for payload in payloads]
+        self.batches.append([(game_id, int(version)) for game_id, version in notices])
         self.first_batch_taken.set()
         self.go_on.wait(10)  # while cleared, the listener's thread is busy here
 

@@ -48,6 +48,11 @@ class HAProxy:
             "LB_STATS_BIND": f"127.0.0.1:{self.stats_port}",
             "API_1": upstreams[0],
             "API_2": upstreams[1],
+            # The tests' servers are the entrance (app.asgi:app), which serves the whole API:
+            # the stream backend goes to the same two unless a test names others.
+            "LIVE_1": upstreams[0],
+            "LIVE_2": upstreams[1],
+            "LB_MAXCONN": "4096",  # within the open files a test machine allows
             **(env or {}),
         }
         self.process: subprocess.Popen[bytes] | None = None

@@ -51,7 +51,9 @@ def migrate(database_url: str) -> None:
 
 
 class Gunicorn:
-    """``gunicorn -c gunicorn.conf.py app.wsgi:app`` on a free port, its log kept in a file."""
+    """``gunicorn -c gunicorn.conf.py app.asgi:app`` (``make run``'s entrance) on a free port,
+    its log kept in a file; ``app.wsgi:app`` (the REST workers of a deployment) where a test
+    picks a gunicorn worker class of its own, or names that app."""
 
     def __init__(
         self,
@@ -60,8 +62,10 @@ class Gunicorn:
         workers: int = 4,
         args: tuple[str, ...] = (),
         env: dict[str, str] | None = None,
+        app: str | None = None,
     ) -> None:
         self.port = free_port()
+        self.app = app
         self.args = args  # more gunicorn options, e.g. ("--worker-class", "gthread")
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = log_dir / f"gunicorn-{self.port}.log"
@@ -80,7 +84,7 @@ class Gunicorn:
     def start(self, timeout: float = 60) -> None:
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(
-                [str(VENV_BIN / "gunicorn"), "-c", "gunicorn.conf.py", *self.args, "app.wsgi:app"],
+                [str(VENV_BIN / "gunicorn"), "-c", "gunicorn.conf.py", *self.args, self.target],
                 cwd=ROOT,
                 env=self.env,
                 stdout=log,
@@ -88,6 +92,11 @@ class Gunicorn:
                 start_new_session=True,
             )
         self.wait_healthy(timeout)
+
+    @property
+    def target(self) -> str:
+        chosen = "--worker-class" in self.args or "GUNICORN_WORKER_CLASS" in self.env
+        return self.app or ("app.wsgi:app" if chosen else "app.asgi:app")
 
     def wait_healthy(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
@@ -144,8 +153,9 @@ def gunicorn(
     workers: int = 4,
     args: tuple[str, ...] = (),
     env: dict[str, str] | None = None,
+    app: str | None = None,
 ) -> Iterator[Gunicorn]:
-    server = Gunicorn(database_url, log_dir, workers, args, env)
+    server = Gunicorn(database_url, log_dir, workers, args, env, app)
     try:
         server.start()
         yield server

@@ -171,12 +171,14 @@ def test_open_streams_are_counted_across_workers(tmp_path: Path) -> None:
         game_id = created.json()["id"]
         assert value(scrape(server), "basra_stream_clients") == 0
         with contextlib.ExitStack() as stack:
+            readers = []  # a reader let go closes its connection: the stream would end
             for _ in range(3):
                 stream = stack.enter_context(
                     requests.get(f"{server.url}/games/{game_id}/stream", stream=True, timeout=10)
                 )
                 assert stream.status_code == 200
-                next(stream.iter_lines())  # the stream is open once its first line arrives
+                readers.append(stream.iter_lines())
+                next(readers[-1])  # the stream is open once its first line arrives
             # Several scrapes, on new connections: whichever worker answers sees all three.
             assert {value(scrape(server), "basra_stream_clients") for _ in range(6)} == {3}
 

@@ -32,7 +32,8 @@ SOMEONE_ELSE = "127.0.0.2"  # an address of its own: its connections count apart
 @pytest.fixture(scope="module")
 def proxied(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[HAProxy, Gunicorn]]:
     log_dir, url = fresh_sqlite(tmp_path_factory, "slow-clients")
-    with gunicorn(url, log_dir, workers=1, env={"GUNICORN_THREADS": str(THREADS)}) as server:
+    threads = {"GUNICORN_THREADS": str(THREADS)}  # a REST replica, as behind the proxy
+    with gunicorn(url, log_dir, workers=1, env=threads, app="app.wsgi:app") as server:
         upstream = f"127.0.0.1:{server.port}"
         limit = {"LB_CONNECTIONS_PER_ADDRESS": str(PER_ADDRESS)}
         with haproxy([upstream, upstream], log_dir, limit) as balancer:

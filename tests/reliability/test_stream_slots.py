@@ -74,7 +74,7 @@ def eight_threads(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gunicorn
     """One gthread worker with 8 threads (so at most 4 streams), keep-alives every 0.3 s (so
     that a stream whose client left notices it soon)."""
     folder, url = fresh_sqlite(tmp_path_factory, "stream-slots")
-    server = Gunicorn(url, folder, workers=1)
+    server = Gunicorn(url, folder, workers=1, app="app.wsgi:app")  # a REST worker: gthread
     server.env.update({"GUNICORN_THREADS": "8", "STREAM_KEEPALIVE_SECONDS": "0.3"})
     server.env.pop("STREAM_LIMIT", None)
     try:
