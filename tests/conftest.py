@@ -87,13 +87,15 @@ FAST_LOOP_FLOWS = (
     "reliability/test_edges.py",
 )
 # Tests that time real servers under load (an answer within a second, so many moves in so many
-# seconds, requests racing at once) or count a worker's CPU: `make check` runs them one at a time,
-# after the rest has run on both cores, so that no other test takes their CPU from them.
+# seconds, requests racing at once) or count a worker's CPU, by file or by test: `make check`
+# runs them one at a time, after the rest has run on both cores, so that no other test takes
+# their CPU from them. Real servers with no stopwatch on them run with the rest.
 TIMED = (
-    "reliability/test_bounded_work_under_gunicorn.py",
+    "reliability/test_bounded_work_under_gunicorn.py::test_healthz_stays_quick",
     "reliability/test_closing_connections.py",
     "reliability/test_concurrency.py",
-    "reliability/test_deadlines_under_gunicorn.py",
+    "reliability/test_deadlines_under_gunicorn.py::test_a_human_who_walks_away",
+    "reliability/test_deadlines_under_gunicorn.py::test_a_game_without_a_clock",  # its server
     "reliability/test_rated_games_on_two_instances.py",
     "reliability/test_slow_clients.py",
     "reliability/test_sqlite_writers.py",
@@ -110,7 +112,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         where = item.path.relative_to(TESTS).as_posix()
         if where.startswith(CHECK_ONLY) and not where.startswith(FAST_LOOP_FLOWS):
             item.add_marker(pytest.mark.slow)
-        if where.startswith(TIMED):
+        if f"{where}::{getattr(item, 'originalname', item.name)}".startswith(TIMED):
             item.add_marker(pytest.mark.timed)
         group = xdist_group(item, where)
         if group is not None:
