@@ -46,8 +46,8 @@ test: install-test
 # instances behind HAProxy, metrics and logs, limits), the tests that share a module's server or
 # the browser kept on one worker (tests/conftest.py); then the `timed` ones one at a time, alone
 # on the machine: those that time real servers under load (latencies, streams, races, counts of
-# moves in so many seconds). About N minutes from a fresh clone on two idle cores, the install
-# included; each pass prints its slowest tests.
+# moves in so many seconds). How long each part takes: docs/performance.md, "The test loops";
+# each pass prints its slowest tests.
 check: lint
 	scripts/ensure-chromium
 	scripts/ensure-haproxy
