@@ -39,13 +39,21 @@ test: install-test
 	HYPOTHESIS_PROFILE=dev $(BIN)/pytest -m 'not slow and not browser and not soak' -n 2 \
 		--durations=10
 
-# Everything but the soak runs, one test at a time (the reliability tests time real servers):
-# lint, then the browser, the generated clients, reliability, two instances and the proxy.
-# This is what CI runs (.ci/run).
+# Everything but the soak runs; this is what CI runs (.ci/run). Lint first, then two passes:
+# everything but the `timed` tests on both cores (the engine at the `ci` hypothesis profile, the
+# services, the API in process and persistence on both databases, the browser, the generated
+# clients, and the reliability tests that need real servers but no stopwatch: faults, two
+# instances behind HAProxy, metrics and logs, limits), the tests that share a module's server or
+# the browser kept on one worker (tests/conftest.py); then the `timed` ones one at a time, alone
+# on the machine: those that time real servers under load (latencies, streams, races, counts of
+# moves in so many seconds). How long each part takes: docs/performance.md, "The test loops";
+# each pass prints its slowest tests.
 check: lint
 	scripts/ensure-chromium
 	scripts/ensure-haproxy
-	HYPOTHESIS_PROFILE=ci $(BIN)/pytest -m 'not soak' --durations=25
+	HYPOTHESIS_PROFILE=ci $(BIN)/pytest -m 'not soak and not timed' -n 2 --dist loadgroup \
+		--durations=25
+	HYPOTHESIS_PROFILE=ci $(BIN)/pytest -m 'timed and not soak' --durations=10
 
 # The long reliability runs (docs/reliability.md): minutes of load, faults and fuzzing. Their
 # counts land in test-results/reliability/*-soak.json. Needs PostgreSQL at 127.0.0.1:5432.

@@ -89,14 +89,54 @@ FAST_LOOP_FLOWS = (
     "reliability/test_tamper_evidence.py",
     "reliability/test_edges.py",
 )
+# Tests that time real servers under load (an answer within a second, so many moves in so many
+# seconds, requests racing at once) or count a worker's CPU, by file or by test: `make check`
+# runs them one at a time, after the rest has run on both cores, so that no other test takes
+# their CPU from them. Real servers with no stopwatch on them run with the rest.
+TIMED = (
+    "reliability/test_bounded_work_under_gunicorn.py::test_healthz_stays_quick",
+    "reliability/test_closing_connections.py",
+    "reliability/test_concurrency.py",
+    "reliability/test_deadlines_under_gunicorn.py::test_a_human_who_walks_away",
+    "reliability/test_deadlines_under_gunicorn.py::test_a_game_without_a_clock",  # its server
+    "reliability/test_rated_games_on_two_instances.py",
+    "reliability/test_slow_clients.py",
+    "reliability/test_sqlite_writers.py",
+    "reliability/test_stream_cursors.py",
+    "reliability/test_stream_slots.py",
+    "reliability/test_streams.py",
+)
 TESTS = Path(__file__).parent
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         where = item.path.relative_to(TESTS).as_posix()
         if where.startswith(CHECK_ONLY) and not where.startswith(FAST_LOOP_FLOWS):
             item.add_marker(pytest.mark.slow)
+        if f"{where}::{getattr(item, 'originalname', item.name)}".startswith(TIMED):
+            item.add_marker(pytest.mark.timed)
+        group = xdist_group(item, where)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+def xdist_group(item: pytest.Item, where: str) -> str | None:
+    """Which tests one worker of ``pytest -n 2 --dist loadgroup`` runs together: the browser
+    tests (one Chromium, one served app), and the tests of a module that builds a fixture once
+    for the whole module (a server, a long game), which another worker would build again. Every
+    other test goes to whichever worker is free."""
+    if where.startswith("browser/"):
+        return "browser"
+    definitions = getattr(item, "_fixtureinfo", None)
+    if definitions is None:
+        return None
+    for name in item.fixturenames:
+        found = definitions.name2fixturedefs.get(name)
+        if found and found[-1].scope in ("module", "class", "package"):
+            return where
+    return None
 
 
 @pytest.fixture(scope="session")

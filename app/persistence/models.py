@@ -198,7 +198,7 @@ class IdempotentResponseRow(Base):
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     key: Mapped[str] = mapped_column(String(255), primary_key=True)
     request_hash: Mapped[str] = mapped_column(String(64))
-    body: Mapped[dict[str, Any]] = mapped_column(JsonData)
+    answer: Mapped[bytes] = mapped_column(LargeBinary)  # deflated JSON (stored_answers.py)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
     # The oldest first, a batch at a time, once they expire (services/retention.py).

@@ -31,7 +31,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import psycopg
-from psycopg.types.json import Json
 from sqlalchemy import Connection, CursorResult, Engine, Executable, Insert
 
 from app.persistence.postgres_statements import (
@@ -60,6 +59,7 @@ from app.persistence.statements import (
     storable,
     stored_state,
 )
+from app.persistence.stored_answers import packed, unpacked
 from app.services.model import GameRecord, Seat
 from app.services.unit_of_work import StoredResult
 
@@ -113,8 +113,8 @@ class PostgresGameRepository(SqlGameRepository):
             return None
         if statement is LOAD_WITH_ANSWERS:
             assert idempotency_key is not None
-            answers = {seat: StoredResult(request_hash, body)
-                       for seat, request_hash, body in row[-1] or ()}  # fmt: skip
+            answers = {seat: StoredResult(request_hash, unpacked(game_id, bytes.fromhex(answer)))
+                       for seat, request_hash, answer in row[-1] or ()}  # fmt: skip
             self.answers[(game_id, idempotency_key)] = answers
             row = row[:-1]
         fields = dict(zip(LOADED_COLUMNS, row, strict=False))
@@ -165,7 +165,7 @@ class PostgresGameRepository(SqlGameRepository):
     def store_result(self, game_id: str, seat: int, key: str, stored: StoredResult) -> None:
         """Kept by the statement of the game's save when it is held (it is, in a move): the
         move and its answer are written together or not at all."""
-        answer = {"request_hash": stored.request_hash, "body": Json(stored.result),
+        answer = {"request_hash": stored.request_hash, "answer": packed(game_id, stored.result),
                   "created_at": now()}  # fmt: skip
         saved = self.held_save
         if saved is not None and saved["game_id"] == game_id and "answer_key" not in saved:

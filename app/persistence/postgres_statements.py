@@ -38,9 +38,11 @@ _SEATS = (
     + ") ORDER BY seat) FROM seats WHERE seats.game_id = games.id)"
 )
 # The answers stored under one Idempotency-Key, every seat's (the seat is known only once the
-# token is checked); ``seat IN`` lets the primary key (game_id, seat, key) find each directly.
+# token is checked), each in hexadecimal (JSON has no bytes); ``seat IN`` lets the primary key
+# (game_id, seat, key) find each directly.
 _ANSWERS = (
-    "(SELECT json_agg(json_build_array(seat, request_hash, body)) FROM idempotent_responses"
+    "(SELECT json_agg(json_build_array(seat, request_hash, encode(answer, 'hex')))"
+    " FROM idempotent_responses"
     " AS answer WHERE answer.game_id = games.id AND answer.seat IN (0, 1, 2, 3)"
     " AND answer.key = %(key)s)"
 )
@@ -82,9 +84,9 @@ _SEATED = (
 # so that no move is ever written without it (a retry would then play the card again).
 _ANSWERED = (
     ", answered AS (INSERT INTO idempotent_responses"
-    " (game_id, seat, key, request_hash, body, created_at)"
+    " (game_id, seat, key, request_hash, answer, created_at)"
     " SELECT saved.id, %(answer_seat)s::integer, %(answer_key)s::text, %(request_hash)s::text,"
-    " %(body)s::json, %(created_at)s::timestamptz FROM saved)"  # typed: no column says here
+    " %(answer)s::bytea, %(created_at)s::timestamptz FROM saved)"  # typed: no column says here
 )
 # No row updated: somebody moved the game on since it was loaded. Dividing by the count
 # makes that an error, which aborts the statement's transaction.

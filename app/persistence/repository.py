@@ -36,6 +36,7 @@ from app.persistence.game_list import games_page
 from app.persistence.log_compaction import compact_logs, log_query, stored_log
 from app.persistence.models import GAMES, IDEMPOTENT, SEATS
 from app.persistence.statements import storable
+from app.persistence.stored_answers import unpacked
 from app.services.log import EventRecord, RawEvent
 from app.services.model import ACTIVE, GameRecord, GameSummary, Progress
 from app.services.unit_of_work import GameRepository, StoredResult
@@ -210,11 +211,13 @@ class SqlGameRepository(GameRepository):
         return bool(result.rowcount == 1)
 
     def stored_result(self, game_id: str, seat: int, key: str) -> StoredResult | None:
-        query = select(IDEMPOTENT.c.request_hash, IDEMPOTENT.c.body).where(
+        query = select(IDEMPOTENT.c.request_hash, IDEMPOTENT.c.answer).where(
             IDEMPOTENT.c.game_id == game_id, IDEMPOTENT.c.seat == seat, IDEMPOTENT.c.key == key
         )
         row = self.connection.execute(query).first()
-        return StoredResult(row.request_hash, row.body) if row is not None else None
+        if row is None:
+            return None
+        return StoredResult(row.request_hash, unpacked(game_id, row.answer))
 
 
 def _records(rows: list[RawEvent]) -> list[EventRecord]:

@@ -39,6 +39,7 @@ from app.persistence.statements import (
     stored_state,
     utc,
 )
+from app.persistence.stored_answers import packed
 from app.persistence.write_gate import WriteGate
 from app.services.errors import ConcurrentUpdate, Unavailable
 from app.services.log import EventRecord
@@ -177,8 +178,8 @@ class SqliteGameRepository(SqlGameRepository):
 
     def store_result(self, game_id: str, seat: int, key: str, stored: StoredResult) -> None:
         write = self.convert.write_result
-        row = (game_id, seat, key, stored.request_hash, write["body"](stored.result),
-               write["created_at"](now()))  # fmt: skip
+        answer = write["answer"](packed(game_id, stored.result))
+        row = (game_id, seat, key, stored.request_hash, answer, write["created_at"](now()))
         self.before_writing()
         with _translated():
             self._driver().execute(_STORE_RESULT, row)
@@ -204,7 +205,7 @@ class _Conversions:
         self.write_game = {name: _writer(GAMES, name, dialect) for name in CHANGING_COLUMNS}
         self.write_data = _writer(EVENTS, "data", dialect)
         self.write_result = {name: _writer(IDEMPOTENT, name, dialect)
-                             for name in ("body", "created_at")}  # fmt: skip
+                             for name in ("answer", "created_at")}  # fmt: skip
 
 
 @cache

@@ -28,7 +28,7 @@ CHANGING_RECORD_COLUMNS = tuple(name for name in CHANGING_COLUMNS if name in REC
 LOADED_COLUMNS = (*RECORD_COLUMNS, "snapshot", "rounds")
 SEAT_COLUMNS = ("seat", "name", "bot", "seed", "token_hash", "player_id")
 EVENT_COLUMNS = ("game_id", "seq", "type", "data", "at", "hash")
-RESULT_COLUMNS = ("game_id", "seat", "key", "request_hash", "body", "created_at")
+RESULT_COLUMNS = ("game_id", "seat", "key", "request_hash", "answer", "created_at")
 # Written only when given (a save passes None for rounds no round was added to).
 _KEPT_WHEN_NONE = frozenset({"rounds"})
 

@@ -36,10 +36,11 @@ def test_a_retry_within_the_day_gets_the_first_answer_and_after_it_is_a_new_requ
 def test_expired_answers_go_a_batch_at_a_time(app, client, monkeypatch):
     from app.services import retention
 
+    new_uow = app.extensions["basra_uow"]
+    # None left before, whatever the tests that ran before on this database kept.
+    expire_idempotency(new_uow(), datetime.now(UTC) + timedelta(days=2))
     monkeypatch.setattr(retention, "EXPIRY_BATCH", 2)
     monkeypatch.setattr(retention, "EXPIRY_BATCHES", 2)
-    new_uow = app.extensions["basra_uow"]
-    expire_idempotency(new_uow(), datetime.now(UTC) + timedelta(days=2))  # none left before
     for n in range(5):
         body, token = human_vs_bot(client)
         card = client.get(f"/games/{body['id']}", headers=bearer(token)).get_json()["hand"][0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 
+import orjson
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
@@ -14,9 +15,10 @@ from sqlalchemy import create_engine, inspect, text
 from app import create_app
 from app.engine.rounds import RoundResults
 from app.persistence import Database, SqlUnitOfWork
+from app.persistence.json_codec import json_bytes
 from app.persistence.models import Base
 from app.persistence.schema import alembic_config, migrate_database
-from app.services import audit, retention
+from app.services import audit, playing, retention
 from app.services.views import game_view
 
 from .test_rounds_apart import Match, encoded
@@ -152,5 +154,47 @@ def test_0007_writes_compacted_logs_back_as_rows_and_compacts_them_again(fresh_d
         assert [audit.verify(SqlUnitOfWork(database), m.id) for m in over] == verified
         assert all(check["ok"] for check in verified)
         playing.move()  # and the game in play plays on
+    finally:
+        database.dispose()
+
+
+def stored_answers(url: str) -> dict[str, object]:
+    """Each kept answer's document by its key, read from the column 0008 keeps it in."""
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            query = text("SELECT key, CAST(body AS TEXT) FROM idempotent_responses")
+            return {key: json.loads(body) for key, body in connection.execute(query)}
+    finally:
+        engine.dispose()
+
+
+def test_0012_writes_stored_answers_back_as_json_and_packs_them_again(fresh_database_url):
+    migrate_database(fresh_database_url)
+    database = Database(fresh_database_url)
+    try:
+        match = Match(database)
+        sent = {}  # key: (card, answer)
+        for number in range(30):
+            card = match.view["hand"][0]
+            sent[f"move-{number}"] = (card, json_bytes(match.move(f"move-{number}").to_dict()))
+    finally:
+        database.dispose()
+    config = alembic_config(fresh_database_url)
+
+    command.downgrade(config, "0011_analysis")
+    assert stored_answers(fresh_database_url) == {
+        key: orjson.loads(answer) for key, (_, answer) in sent.items()
+    }
+
+    command.upgrade(config, "head")
+    assert schema_differences(fresh_database_url) == []
+    database = match.database = Database(fresh_database_url)
+    try:
+        for key, (card, answer) in sent.items():
+            retry = playing.PlayCard(match.id, match.token, card, idempotency_key=key)
+            again = playing.play_card(SqlUnitOfWork(database), retry)
+            assert again.replayed and json_bytes(again.to_dict()) == answer
+        match.move("move-30")  # and the game plays on
     finally:
         database.dispose()

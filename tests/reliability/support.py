@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -124,15 +125,15 @@ def bearer(token: str) -> dict[str, str]:
 
 
 # Where the tests that share rate-limit counts between processes keep them: a database of the
-# machine's Redis of their own, emptied by each such test (the reliability tests run one at a
-# time). Without Redis they skip, but in CI, which starts it, they fail.
-REDIS_URL = "redis://127.0.0.1:6379/15"
+# machine's Redis of their own, one for each worker of `pytest -n` (15 for gw0, 14 for gw1...),
+# emptied by each such test, so that tests on two workers never empty each other's counts.
+# Without Redis they skip, but in CI, which starts it, they fail.
+_WORKER = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+REDIS_URL = f"redis://127.0.0.1:6379/{15 - _WORKER % 8}"
 
 
 def fresh_redis() -> str:
     """REDIS_URL, emptied: no count of an earlier test or run is left in it."""
-    import os
-
     import pytest
     import redis
 
