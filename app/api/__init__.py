@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Flask
 
-# The routes of games.blp: each module adds its own (games.blp's ``paths`` orders them).
+# game_play, game_audit and stream add their routes to games.blp (whose ``paths`` orders them).
 from app.api import (
     contract,
     examples,
