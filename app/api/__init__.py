@@ -6,30 +6,28 @@ from typing import Any
 
 from flask import Flask
 
+# game_play, game_audit, game_analysis and stream add their routes to games.blp (whose ``paths``
+# orders them).
 from app.api import (
     contract,
     examples,
+    game_analysis,  # noqa: F401 (imported for its routes)
+    game_audit,  # noqa: F401 (imported for its routes)
+    game_play,  # noqa: F401 (imported for its routes)
+    games,
     meta,
     players,
     record_schemas,
     rules,
     schemas,
     seeks,
+    stream,
 )
 from app.api.bearers import SignedTokens
+from app.api.blueprints import OperationOrderPlugin
 from app.api.errors import ProblemApi, register_error_handlers
 from app.api.headers import install_security_headers
 from app.api.limits import install_limits
-
-# The routes of games.blp: each module adds its own as it is imported, so the order of these
-# imports is the order of the /games paths in openapi.yaml.
-# isort: off
-from app.api import games
-from app.api import game_play  # noqa: F401 (imported for its routes)
-from app.api import game_audit  # noqa: F401 (imported for its routes)
-from app.api import game_analysis  # noqa: F401 (imported for its routes)
-from app.api import stream
-# isort: on
 
 API_SETTINGS: dict[str, Any] = {
     "API_TITLE": "Egyptian Basra",
@@ -73,6 +71,9 @@ def register_api(app: Flask) -> ProblemApi:
             schema=schema,
         )
     api.spec.components.schema("StreamEvent", stream.EVENT)
+    order = OperationOrderPlugin()  # last: after every plugin that adds to an operation
+    order.init_spec(api.spec)
+    api.spec.plugins.append(order)
     api.register_blueprint(games.blp)
     api.register_blueprint(rules.blp)
     api.register_blueprint(players.blp)

@@ -3,14 +3,15 @@ of every check, and the shuffle's proof. Anyone may read them, and nothing chang
 
 from __future__ import annotations
 
-from flask import Response, jsonify
+from typing import Any
+
 from flask.views import MethodView
 
 from app.api import request_schemas, schemas
 from app.api.bearers import caller
-from app.api.games import OPTIONAL_BEARER, blp, checked
-from app.api.problem_answers import problems
-from app.api.requests import query, unit_of_work
+from app.api.blueprints import Answer
+from app.api.games import OPTIONAL_BEARER, access, blp
+from app.api.requests import unit_of_work
 from app.services import audit
 
 
@@ -25,19 +26,12 @@ class EventsResource(MethodView):
             "anyone can check the shuffle and every move. Nothing changes."
         ),
         security=OPTIONAL_BEARER,
-        parameters=[{"in": "query", "schema": request_schemas.EventsQuerySchema}],
-        responses={
-            200: {
-                "description": "The events after `after`, oldest first",
-                "content": {"application/json": {"schema": schemas.EventsSchema}},
-            },
-            **problems("unauthorized", "forbidden", "not_found", "invalid_request"),
-        },
     )
-    def get(self, game_id: str) -> Response:
-        token = caller()
-        args = checked(game_id, token, lambda: query(request_schemas.EventsQuerySchema))
-        return jsonify(audit.events(unit_of_work(), game_id, token, args["after"], args["limit"]))
+    @blp.arguments(request_schemas.EventsQuerySchema, location="query", first=access())
+    @blp.response(200, schemas.EventsSchema, description="The events after `after`, oldest first")
+    @blp.problems("unauthorized", "forbidden", "not_found", "invalid_request")
+    def get(self, args: dict[str, Any], game_id: str) -> Answer:
+        return audit.events(unit_of_work(), game_id, caller(), args["after"], args["limit"])
 
 
 @blp.route("/<game_id>/replay")
@@ -50,18 +44,12 @@ class ReplayResource(MethodView):
             "shows every card's place: the hands, the stock in order and the piles. After a "
             "round's last move it is the next round's fresh deal (or the end of the match)."
         ),
-        parameters=[{"in": "query", "schema": request_schemas.ReplayQuerySchema}],
-        responses={
-            200: {
-                "description": "The state after `step` moves",
-                "content": {"application/json": {"schema": schemas.ReplaySchema}},
-            },
-            **problems("not_found", "game_not_finished", "invalid_request"),
-        },
     )
-    def get(self, game_id: str) -> Response:
-        args = checked(game_id, None, lambda: query(request_schemas.ReplayQuerySchema))
-        return jsonify(audit.replay_step(unit_of_work(), game_id, args["step"]).to_dict())
+    @blp.arguments(request_schemas.ReplayQuerySchema, location="query", first=access(token=False))
+    @blp.response(200, schemas.ReplaySchema, description="The state after `step` moves")
+    @blp.problems("not_found", "game_not_finished", "invalid_request")
+    def get(self, args: dict[str, Any], game_id: str) -> Answer:
+        return audit.replay_step(unit_of_work(), game_id, args["step"]).to_dict()
 
 
 @blp.route("/<game_id>/verify")
@@ -74,16 +62,11 @@ class VerifyResource(MethodView):
             "intact and that replaying it gives the stored state; once the game is over, also "
             "that the revealed server seed matches the commitment and re-derives every deck."
         ),
-        responses={
-            200: {
-                "description": "The verdict, check by check",
-                "content": {"application/json": {"schema": schemas.VerifySchema}},
-            },
-            **problems("not_found"),
-        },
     )
-    def get(self, game_id: str) -> Response:
-        return jsonify(audit.verify(unit_of_work(), game_id))
+    @blp.response(200, schemas.VerifySchema, description="The verdict, check by check")
+    @blp.problems("not_found")
+    def get(self, game_id: str) -> Answer:
+        return audit.verify(unit_of_work(), game_id)
 
 
 @blp.route("/<game_id>/fairness")
@@ -96,13 +79,8 @@ class FairnessResource(MethodView):
             "deal; the server seed is revealed once the game is over, so anyone can re-derive "
             "every deck (FAIRNESS.md)."
         ),
-        responses={
-            200: {
-                "description": "The proof so far",
-                "content": {"application/json": {"schema": schemas.FairnessSchema}},
-            },
-            **problems("not_found"),
-        },
     )
-    def get(self, game_id: str) -> Response:
-        return jsonify(audit.fairness(unit_of_work(), game_id))
+    @blp.response(200, schemas.FairnessSchema, description="The proof so far")
+    @blp.problems("not_found")
+    def get(self, game_id: str) -> Answer:
+        return audit.fairness(unit_of_work(), game_id)

@@ -5,30 +5,31 @@ like the game's own, on the same ``games.blp`` and with what games.py's views sh
 
 from __future__ import annotations
 
-from flask import Response, jsonify
+from typing import Any
+
 from flask.views import MethodView
 
 from app.api import request_schemas, schema_fields, schemas
 from app.api.bearers import caller, calling_player
+from app.api.blueprints import Answer
 from app.api.errors import ApiError
 from app.api.games import (
     BEARER,
     ETAG,
+    LOCATION,
+    access,
     blp,
-    body_doc,
     checked,
-    created_body,
+    created_answer,
+    etag,
     waiting_seconds,
-    with_etag,
 )
-from app.api.problem_answers import problems
 from app.api.requests import (
     MAX_IDEMPOTENCY_KEY,
     VERSION_PATTERN,
     bearer_token,
     clock_now,
     idempotency_key,
-    json_body,
     unit_of_work,
     version_header,
 )
@@ -53,29 +54,18 @@ class JoinResource(MethodView):
             "is play inside this request; until then the game waits `WAITING_TTL_SECONDS` "
             "(24 h) more (a rematch: no longer than its 5 minutes), then ends `cancelled`."
         ),
-        requestBody=body_doc(request_schemas.JoinSchema),
-        responses={
-            201: {
-                "description": "Joined: your seat, its token, and your view",
-                "headers": ETAG,
-                "content": {"application/json": {"schema": schemas.JoinedSchema}},
-            },
-            **problems(
-                "bad_request",
-                "unauthorized",
-                "forbidden",
-                "player_required",
-                "not_found",
-                "game_full",
-                "already_seated",
-                "payload_too_large",
-                "unsupported_media_type",
-                "invalid_request",
-            ),
-        },
     )
-    def post(self, game_id: str) -> Response:
-        body = checked(game_id, None, lambda: json_body(request_schemas.JoinSchema))
+    @blp.arguments(request_schemas.JoinSchema, first=access(token=False))
+    @blp.response(
+        201,
+        schemas.JoinedSchema,
+        headers=ETAG,
+        description="Joined: your seat, its token, and your view",
+    )
+    @blp.problems("bad_request", "unauthorized", "forbidden", "player_required", "not_found",
+                  "game_full", "already_seated", "payload_too_large", "unsupported_media_type",
+                  "invalid_request")  # fmt: skip
+    def post(self, body: dict[str, Any], game_id: str) -> Answer:
         player = calling_player() if bearer_token() is not None else None
         name = player.name if player is not None else body.get("name")
         if name is None:
@@ -86,12 +76,9 @@ class JoinResource(MethodView):
             waiting_seconds=waiting_seconds(), now=clock_now(),
             player_id=player.id if player is not None else None,
         )  # fmt: skip
-        response = jsonify(
-            {"seat": joined.seat, "token": joined.token, "moves": joined.moves,
-             "state": joined.state}
-        )  # fmt: skip
-        response.status_code = 201
-        return with_etag(response, joined.state["version"], private=True)
+        answer = {"seat": joined.seat, "token": joined.token, "moves": joined.moves,
+                  "state": joined.state}  # fmt: skip
+        return answer, etag(joined.state["version"], private=True)
 
 
 @blp.route("/<game_id>/moves")
@@ -110,7 +97,6 @@ class MovesResource(MethodView):
             "with it is decided as a new one (most often 409 `not_your_turn`)."
         ),
         security=BEARER,
-        requestBody=body_doc(request_schemas.MoveSchema),
         parameters=[
             {
                 "in": "header",
@@ -133,37 +119,24 @@ class MovesResource(MethodView):
                 "required": False,
             },
         ],
-        responses={
-            201: {
-                "description": "Applied: the moves made (yours, then the bots'), and your view",
-                "headers": ETAG,
-                "content": {"application/json": {"schema": schemas.MoveResultSchema}},
-            },
-            **problems(
-                "bad_request",
-                "unsupported_media_type",
-                "unauthorized",
-                "forbidden",
-                "not_found",
-                "not_your_turn",
-                "game_not_active",
-                "conflict",
-                "version_mismatch",
-                "payload_too_large",
-                "invalid_request",
-                "invalid_card",
-                "card_not_in_hand",
-                "idempotency_conflict",
-            ),
-        },
     )
-    def post(self, game_id: str) -> Response:
+    @blp.arguments(request_schemas.MoveSchema, first=access(seated_only=True))
+    @blp.response(
+        201,
+        schemas.MoveResultSchema,
+        headers=ETAG,
+        description="Applied: the moves made (yours, then the bots'), and your view",
+    )
+    @blp.problems("bad_request", "unsupported_media_type", "unauthorized", "forbidden",
+                  "not_found", "not_your_turn", "game_not_active", "conflict",
+                  "version_mismatch", "payload_too_large", "invalid_request", "invalid_card",
+                  "card_not_in_hand", "idempotency_conflict")  # fmt: skip
+    def post(self, body: dict[str, Any], game_id: str) -> Answer:
         token = caller()
-        command = checked(game_id, token, lambda: _play_card(game_id, token), seated_only=True)
+        command = checked(game_id, token, lambda: _play_card(game_id, token, body["card"]),
+                          seated_only=True)  # fmt: skip
         played = playing.play_card(unit_of_work(from_images=True), command, now=clock_now())
-        response = jsonify(played.to_dict())
-        response.status_code = 201
-        return with_etag(response, played.state["version"], private=True)
+        return played.to_dict(), etag(played.state["version"], private=True)
 
     @blp.doc(
         operationId="listMoves",
@@ -172,16 +145,11 @@ class MovesResource(MethodView):
             "Anyone may read the moves (public information); nothing changes. Each move says "
             "which card was played and which floor cards it took."
         ),
-        responses={
-            200: {
-                "description": "Every move so far",
-                "content": {"application/json": {"schema": schemas.MovesSchema}},
-            },
-            **problems("not_found"),
-        },
     )
-    def get(self, game_id: str) -> Response:
-        return jsonify({"moves": audit.moves(unit_of_work(), game_id)})
+    @blp.response(200, schemas.MovesSchema, description="Every move so far")
+    @blp.problems("not_found")
+    def get(self, game_id: str) -> Answer:
+        return {"moves": audit.moves(unit_of_work(), game_id)}
 
 
 @blp.route("/<game_id>/resign")
@@ -195,20 +163,17 @@ class ResignResource(MethodView):
             "`Resigned`, `MatchEnded` and `SeedRevealed`."
         ),
         security=BEARER,
-        responses={
-            201: {
-                "description": "Resigned: your view of the finished match",
-                "headers": ETAG,
-                "content": {"application/json": {"schema": schemas.ResignedSchema}},
-            },
-            **problems("unauthorized", "forbidden", "not_found", "game_not_active", "conflict"),
-        },
     )
-    def post(self, game_id: str) -> Response:
+    @blp.response(
+        201,
+        schemas.ResignedSchema,
+        headers=ETAG,
+        description="Resigned: your view of the finished match",
+    )
+    @blp.problems("unauthorized", "forbidden", "not_found", "game_not_active", "conflict")
+    def post(self, game_id: str) -> Answer:
         resigned = playing.resign_game(unit_of_work(), game_id, caller(), clock_now())
-        response = jsonify({"state": resigned.state})
-        response.status_code = 201
-        return with_etag(response, resigned.state["version"], private=True)
+        return {"state": resigned.state}, etag(resigned.state["version"], private=True)
 
 
 @blp.route("/<game_id>/rematch")
@@ -230,31 +195,20 @@ class RematchResource(MethodView):
             "its stream a `rematch` record."
         ),
         security=BEARER,
-        responses={
-            201: {
-                "description": "The rematch: the new game, and your seat's token if taken now",
-                "headers": {
-                    "Location": {
-                        "description": "The new game's URL, `/games/{id}`",
-                        "schema": {"type": "string"},
-                    },
-                    **ETAG,
-                },
-                "content": {"application/json": {"schema": schemas.CreatedGameSchema}},
-            },
-            **problems("unauthorized", "forbidden", "not_found", "game_not_finished", "conflict"),
-        },
     )
-    def post(self, game_id: str) -> Response:
+    @blp.response(
+        201,
+        schemas.CreatedGameSchema,
+        headers=LOCATION | ETAG,
+        description="The rematch: the new game, and your seat's token if taken now",
+    )
+    @blp.problems("unauthorized", "forbidden", "not_found", "game_not_finished", "conflict")
+    def post(self, game_id: str) -> Answer:
         created = rematch.rematch_game(unit_of_work(), game_id, caller(), clock_now())
-        response = jsonify(created_body(created))
-        response.status_code = 201
-        response.headers["Location"] = f"/games/{created.game_id}"
-        return with_etag(response, created.state["version"], private=True)
+        return created_answer(created)
 
 
-def _play_card(game_id: str, token: Bearer) -> playing.PlayCard:
-    """The move as the body and headers ask for it (400, 413 or 422 if they cannot)."""
+def _play_card(game_id: str, token: Bearer, card: str) -> playing.PlayCard:
+    """The move as the body and headers ask for it (400 or 422 if the headers cannot)."""
     if_match, key = version_header("If-Match"), idempotency_key()
-    body = json_body(request_schemas.MoveSchema)
-    return playing.PlayCard(game_id, token, body["card"], if_match, key)
+    return playing.PlayCard(game_id, token, card, if_match, key)

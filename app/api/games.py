@@ -10,25 +10,39 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from flask import Response, current_app, jsonify
+from flask import Response, current_app
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from app.api import request_schemas, schemas, view_schemas
 from app.api.bearers import caller, calling_player
+from app.api.blueprints import Answer, ApiBlueprint
 from app.api.errors import ApiError
-from app.api.problem_answers import problems
-from app.api.requests import after_access, clock_now, json_body, query, unit_of_work, version_header
+from app.api.requests import after_access, clock_now, unit_of_work, version_header
 from app.services import audit, games
 from app.services.access import Bearer
 from app.services.creation import Player
 
 T = TypeVar("T")
-blp = Blueprint(
+blp = ApiBlueprint(
     "games",
     __name__,
     url_prefix="/games",
     description="Create games, take seats, play cards, and audit what happened.",
+    # openapi.yaml's order of the resource's paths, whichever module adds each route.
+    paths=(
+        "",
+        "/<game_id>",
+        "/<game_id>/join",
+        "/<game_id>/moves",
+        "/<game_id>/resign",
+        "/<game_id>/rematch",
+        "/<game_id>/events",
+        "/<game_id>/replay",
+        "/<game_id>/verify",
+        "/<game_id>/fairness",
+        "/<game_id>/analysis",
+        "/<game_id>/stream",
+    ),
 )
 
 BEARER: list[dict[str, list[str]]] = [{"bearerAuth": []}]
@@ -39,14 +53,16 @@ ETAG = {
         "schema": {"type": "string"},
     }
 }
+LOCATION = {
+    "Location": {
+        "description": "The new game's URL, `/games/{id}`",
+        "schema": {"type": "string"},
+    }
+}
 
 
 def waiting_seconds() -> int:
     return int(current_app.config["WAITING_TTL_SECONDS"])
-
-
-def body_doc(schema: type) -> dict[str, Any]:
-    return {"required": True, "content": {"application/json": {"schema": schema}}}
 
 
 def checked(game_id: str, token: Bearer, read: Callable[[], T], seated_only: bool = False) -> T:
@@ -66,12 +82,29 @@ def _version_or_none(name: str) -> int | None:
         return None
 
 
-def with_etag(response: Response, version: int, private: bool = False) -> Response:
+def access(seated_only: bool = False, token: bool = True) -> Callable[..., object]:
+    """The check a refused read of the request waits for (``@blp.arguments``'s ``first``):
+    the game (404), then the caller's token (401/403) unless the view takes none."""
+
+    def check(game_id: str, **_path: str) -> object:
+        bearer = caller() if token else None
+        return games.check_access(unit_of_work(), game_id, bearer, seated_only, now=clock_now())
+
+    return check
+
+
+def etag(version: int, private: bool = False) -> dict[str, str]:
     """``private``: the answer carries a token or a hand, which no cache may keep (no-store);
     a spectator's view may be kept but must be revalidated (no-cache)."""
-    response.headers["ETag"] = f'"{version}"'
-    response.headers["Vary"] = "Authorization"
-    response.headers["Cache-Control"] = "no-store" if private else "no-cache"
+    return {
+        "ETag": f'"{version}"',
+        "Vary": "Authorization",
+        "Cache-Control": "no-store" if private else "no-cache",
+    }
+
+
+def with_etag(response: Response, version: int, private: bool = False) -> Response:
+    response.headers.update(etag(version, private))
     return response
 
 
@@ -92,32 +125,17 @@ class GameCollection(MethodView):
             "holds at most one seat of a game (409 `already_seated`). A `rated` game changes "
             "its players' ratings once, when it ends (docs/ratings.md)."
         ),
-        requestBody=body_doc(request_schemas.CreateGameSchema),
-        responses={
-            201: {
-                "description": "Created: the game, its seats' tokens, and the creator's view",
-                "headers": {
-                    "Location": {
-                        "description": "The new game's URL, `/games/{id}`",
-                        "schema": {"type": "string"},
-                    },
-                    **ETAG,
-                },
-                "content": {"application/json": {"schema": schemas.CreatedGameSchema}},
-            },
-            **problems(
-                "bad_request",
-                "unauthorized",
-                "already_seated",
-                "payload_too_large",
-                "unsupported_media_type",
-                "invalid_request",
-                "invalid_card",
-            ),
-        },
     )
-    def post(self) -> Response:
-        spec = json_body(request_schemas.CreateGameSchema)
+    @blp.arguments(request_schemas.CreateGameSchema)
+    @blp.response(
+        201,
+        schemas.CreatedGameSchema,
+        headers=LOCATION | ETAG,
+        description="Created: the game, its seats' tokens, and the creator's view",
+    )
+    @blp.problems("bad_request", "unauthorized", "already_seated", "payload_too_large",
+                  "unsupported_media_type", "invalid_request", "invalid_card")  # fmt: skip
+    def post(self, spec: dict[str, Any]) -> Answer:
         players = _players(spec["players"])
         created = games.create_game(
             unit_of_work(), players, spec.get("rules"), spec.get("deck"),
@@ -127,10 +145,7 @@ class GameCollection(MethodView):
         )  # fmt: skip
         if created.bots_only:  # 201 now; the match is played in the background
             current_app.extensions["basra_bot_runner"].wake(created.game_id)
-        response = jsonify(created_body(created))
-        response.status_code = 201
-        response.headers["Location"] = f"/games/{created.game_id}"
-        return with_etag(response, created.state["version"], private=True)
+        return created_answer(created)
 
     @blp.doc(
         operationId="listGames",
@@ -140,20 +155,13 @@ class GameCollection(MethodView):
             "public information only (seats, scores, winner). Follow `next_cursor` for older "
             "games; `status` keeps one kind."
         ),
-        parameters=[{"in": "query", "schema": request_schemas.GamesQuerySchema}],
-        responses={
-            200: {
-                "description": "A page of games",
-                "content": {"application/json": {"schema": schemas.GamesPageSchema}},
-            },
-            **problems("invalid_request"),
-        },
     )
-    def get(self) -> Response:
-        args = query(request_schemas.GamesQuerySchema)
-        return jsonify(
-            audit.list_games(unit_of_work(), args.get("status"), args["limit"], args.get("cursor"))
-        )
+    @blp.arguments(request_schemas.GamesQuerySchema, location="query")
+    @blp.response(200, schemas.GamesPageSchema, description="A page of games")
+    @blp.problems("invalid_request")
+    def get(self, args: dict[str, Any]) -> Answer:
+        uow = unit_of_work()
+        return audit.list_games(uow, args.get("status"), args["limit"], args.get("cursor"))
 
 
 @blp.route("/<game_id>")
@@ -177,17 +185,12 @@ class GameResource(MethodView):
                 "required": False,
             }
         ],
-        responses={
-            200: {
-                "description": "The view",
-                "headers": ETAG,
-                "content": {"application/json": {"schema": view_schemas.ViewSchema}},
-            },
-            304: {"description": "Not modified since that ETag", "headers": ETAG},
-            **problems("unauthorized", "forbidden", "not_found"),
-        },
     )
-    def get(self, game_id: str) -> Response:
+    @blp.response(200, view_schemas.ViewSchema, description="The view", headers=ETAG)
+    @blp.alt_response(304, description="Not modified since that ETag", headers=ETAG,
+                      success=True)  # fmt: skip
+    @blp.problems("unauthorized", "forbidden", "not_found")
+    def get(self, game_id: str) -> Answer:
         token = caller()
         known = _version_or_none("If-None-Match")  # a validator not of ours matches nothing
         if known is not None:
@@ -195,7 +198,7 @@ class GameResource(MethodView):
             if known == current:
                 return with_etag(Response(status=304), current, private=token is not None)
         view = audit.view(unit_of_work(), game_id, token, now=clock_now())
-        return with_etag(jsonify(view), view["version"], private=token is not None)
+        return view, etag(view["version"], private=token is not None)
 
 
 def _players(entries: list[dict[str, Any]]) -> list[Player]:
@@ -209,6 +212,12 @@ def _players(entries: list[dict[str, Any]]) -> list[Player]:
         else:
             seats.append(Player(**entry))
     return seats
+
+
+def created_answer(created: games.Created) -> Answer:
+    """A new game's answer (POST /games, and a rematch): its URL, and the creator's ETag."""
+    location = {"Location": f"/games/{created.game_id}"}
+    return created_body(created), location | etag(created.state["version"], private=True)
 
 
 def created_body(created: games.Created) -> dict[str, Any]:

@@ -4,34 +4,29 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, jsonify
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from app.api import player_schemas as schemas
 from app.api.bearers import calling_player
-from app.api.problem_answers import problems
+from app.api.blueprints import Answer, ApiBlueprint
 from app.api.request_schemas import GamesQuerySchema
-from app.api.requests import json_body, query, unit_of_work
+from app.api.requests import unit_of_work
 from app.services import players
 
-blp = Blueprint(
+blp = ApiBlueprint(
     "players", __name__, url_prefix="/players",
     description="Players who last across games: their tokens, ratings and games.",
+    paths=("", "/me", "/<player_id>", "/<player_id>/games"),
 )  # fmt: skip
-leaderboard_blp = Blueprint(
-    "leaderboard", __name__, url_prefix="/leaderboard", description="The highest rated players."
-)
+leaderboard_blp = ApiBlueprint(
+    "leaderboard", __name__, url_prefix="/leaderboard",
+    description="The highest rated players.", paths=("",),
+)  # fmt: skip
 BEARER: list[dict[str, list[str]]] = [{"bearerAuth": []}]
 
 
-def _answer(schema: type, description: str) -> dict[str, Any]:
-    return {"description": description, "content": {"application/json": {"schema": schema}}}
-
-
-def _private(response: Response) -> Response:
-    response.headers["Cache-Control"] = "no-store"
-    return response
+# The answer carries the player's token or own profile, which no cache may keep.
+PRIVATE = {"Cache-Control": "no-store"}
 
 
 @blp.route("")
@@ -41,26 +36,18 @@ class PlayerCollection(MethodView):
         summary="Create a player",
         description=(
             "Anyone may create a player; no token is needed. The answer holds the player's "
-            "bearer token, shown once, here: with it the player takes seats (`{\"player\": "
-            "\"me\"}` in POST /games, or POST /games/{game_id}/join) and acts for them. An "
+            'bearer token, shown once, here: with it the player takes seats (`{"player": '
+            '"me"}` in POST /games, or POST /games/{game_id}/join) and acts for them. An '
             "integrator that signs its users in needs none: its signed tokens (PLAYER_JWT_* "
             "settings) act as the player their `sub` names, made on first sight."
         ),
-        requestBody={"required": True,
-                     "content": {"application/json": {"schema": schemas.CreatePlayerSchema}}},
-        responses={
-            201: _answer(schemas.CreatedPlayerSchema, "Created: the player and its token"),
-            **problems("bad_request", "payload_too_large", "unsupported_media_type",
-                       "invalid_request"),
-        },
-    )  # fmt: skip
-    def post(self) -> Response:
-        body = json_body(schemas.CreatePlayerSchema)
+    )
+    @blp.arguments(schemas.CreatePlayerSchema)
+    @blp.response(201, schemas.CreatedPlayerSchema, description="Created: the player and its token")
+    @blp.problems("bad_request", "payload_too_large", "unsupported_media_type", "invalid_request")
+    def post(self, body: dict[str, Any]) -> Answer:
         created = players.create_player(unit_of_work(), body["name"])
-        response = jsonify(created.to_dict())
-        response.status_code = 201
-        response.headers["Location"] = f"/players/{created.player.id}"
-        return _private(response)
+        return created.to_dict(), {"Location": f"/players/{created.player.id}", **PRIVATE}
 
 
 @blp.route("/me")
@@ -70,13 +57,11 @@ class MeResource(MethodView):
         summary="The player whose bearer sends the request",
         description="A player's own token, or a signed token of an integrator; nothing changes.",
         security=BEARER,
-        responses={
-            200: _answer(schemas.PlayerProfileSchema, "The player"),
-            **problems("unauthorized"),
-        },
     )
-    def get(self) -> Response:
-        return _private(jsonify(players.profile(calling_player())))
+    @blp.response(200, schemas.PlayerProfileSchema, description="The player")
+    @blp.problems("unauthorized")
+    def get(self) -> Answer:
+        return players.profile(calling_player()), PRIVATE
 
     @blp.doc(
         operationId="renameMe",
@@ -86,19 +71,15 @@ class MeResource(MethodView):
             "holds keep the name they were taken with."
         ),
         security=BEARER,
-        requestBody={"required": True,
-                     "content": {"application/json": {"schema": schemas.RenamePlayerSchema}}},
-        responses={
-            200: _answer(schemas.PlayerProfileSchema, "The player, renamed"),
-            **problems("unauthorized", "bad_request", "payload_too_large",
-                       "unsupported_media_type", "invalid_request"),
-        },
-    )  # fmt: skip
-    def patch(self) -> Response:
-        player = calling_player()  # API.md's order: the token, then the body
-        body = json_body(schemas.RenamePlayerSchema)
-        renamed = players.rename_player(unit_of_work(), player, body["name"])
-        return _private(jsonify(players.profile(renamed)))
+    )
+    # API.md's order: the token, then the body
+    @blp.arguments(schemas.RenamePlayerSchema, first=calling_player)
+    @blp.response(200, schemas.PlayerProfileSchema, description="The player, renamed")
+    @blp.problems("unauthorized", "bad_request", "payload_too_large", "unsupported_media_type",
+                  "invalid_request")  # fmt: skip
+    def patch(self, body: dict[str, Any]) -> Answer:
+        renamed = players.rename_player(unit_of_work(), calling_player(), body["name"])
+        return players.profile(renamed), PRIVATE
 
 
 @blp.route("/<player_id>")
@@ -107,13 +88,11 @@ class PlayerResource(MethodView):
         operationId="getPlayer",
         summary="A player: name, rating and results",
         description="Anyone may read it; nothing changes. Each bot level is a player too.",
-        responses={
-            200: _answer(schemas.PlayerProfileSchema, "The player"),
-            **problems("not_found"),
-        },
     )
-    def get(self, player_id: str) -> Response:
-        return jsonify(players.profile(players.find_player(unit_of_work(), player_id)))
+    @blp.response(200, schemas.PlayerProfileSchema, description="The player")
+    @blp.problems("not_found")
+    def get(self, player_id: str) -> Answer:
+        return players.profile(players.find_player(unit_of_work(), player_id))
 
 
 @blp.route("/<player_id>/games")
@@ -128,18 +107,14 @@ class PlayerGamesResource(MethodView):
             "result and, for a rated one that ended, the rating before and after it. Follow "
             "`next_cursor` for older games; `status` keeps one kind."
         ),
-        parameters=[{"in": "query", "schema": GamesQuerySchema}],
-        responses={
-            200: _answer(schemas.PlayerGamesPageSchema, "A page of the player's games"),
-            **problems("not_found", "invalid_request"),
-        },
     )
-    def get(self, player_id: str) -> Response:
-        args = query(GamesQuerySchema)
-        page = players.player_games(
+    @blp.arguments(GamesQuerySchema, location="query")
+    @blp.response(200, schemas.PlayerGamesPageSchema, description="A page of the player's games")
+    @blp.problems("not_found", "invalid_request")
+    def get(self, args: dict[str, Any], player_id: str) -> Answer:
+        return players.player_games(
             unit_of_work(), player_id, args.get("status"), args["limit"], args.get("cursor")
         )
-        return jsonify(page)
 
 
 @leaderboard_blp.route("")
@@ -151,12 +126,9 @@ class LeaderboardResource(MethodView):
             "Anyone may read it; nothing changes. Players by rating, the highest first; "
             "provisional ratings (docs/ratings.md) are left out."
         ),
-        parameters=[{"in": "query", "schema": schemas.LeaderboardQuerySchema}],
-        responses={
-            200: _answer(schemas.LeaderboardSchema, "The leaderboard"),
-            **problems("invalid_request"),
-        },
     )
-    def get(self) -> Response:
-        args = query(schemas.LeaderboardQuerySchema)
-        return jsonify(players.leaderboard(unit_of_work(), args["limit"]))
+    @leaderboard_blp.arguments(schemas.LeaderboardQuerySchema, location="query")
+    @leaderboard_blp.response(200, schemas.LeaderboardSchema, description="The leaderboard")
+    @leaderboard_blp.problems("invalid_request")
+    def get(self, args: dict[str, Any]) -> Answer:
+        return players.leaderboard(unit_of_work(), args["limit"])

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from flask import Response, jsonify
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from app.api import request_schemas, rules_schemas
-from app.api.problem_answers import problems
+from app.api.blueprints import Answer, ApiBlueprint
 from app.engine.catalog import game_setup
 from app.services.player_store import bot_player_id
 
-blp = Blueprint("rules", __name__, url_prefix="/rules", description="Game setup")
+blp = ApiBlueprint("rules", __name__, url_prefix="/rules", description="Game setup", paths=("",))
 
 
 @blp.route("")
@@ -25,20 +23,17 @@ class RulesResource(MethodView):
             "`rules` in `POST /games` accepts. Clients build their setup forms from this "
             "instead of keeping a copy of the rules."
         ),
-        responses={
-            200: {
-                "description": "The setup options (cacheable for 5 minutes)",
-                "content": {"application/json": {"schema": rules_schemas.GameSetupSchema}},
-            },
-            **problems(),
-        },
     )
-    def get(self) -> Response:
+    @blp.response(
+        200,
+        rules_schemas.GameSetupSchema,
+        description="The setup options (cacheable for 5 minutes)",
+    )
+    @blp.problems()
+    def get(self) -> Answer:
         body = game_setup()
         # Open seats may be listed publicly once POST /games takes "public" (API.md 15).
         body["public_games"] = "public" in request_schemas.CreateGameSchema().fields
         for bot in body["bots"]:  # each level is a player too (GET /players/{id})
             bot["player"] = bot_player_id(bot["level"])
-        response = jsonify(body)
-        response.headers["Cache-Control"] = "public, max-age=300"
-        return response
+        return body, {"Cache-Control": "public, max-age=300"}
