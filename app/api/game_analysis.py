@@ -3,13 +3,13 @@ background (app/background/analyses.py), then served as stored."""
 
 from __future__ import annotations
 
-from flask import Response, current_app, jsonify
+from flask import current_app, jsonify
 from flask.views import MethodView
 
 from app.api import analysis_schemas
+from app.api.blueprints import Answer
 from app.api.games import blp
 from app.api.limits import analysis_refusal
-from app.api.problem_answers import problems
 from app.api.requests import clock_now, unit_of_work
 from app.services import analysis
 from app.services.analyses import DONE
@@ -41,22 +41,17 @@ class AnalysisResource(MethodView):
             "the server's queue of analyses, 503 with `Retry-After`; starting analyses has a "
             "limit per address (`ANALYSIS_RATE_LIMIT`)."
         ),
-        responses={
-            200: {
-                "description": "The analysis",
-                "content": {"application/json": {"schema": analysis_schemas.AnalysisSchema}},
-            },
-            202: {
-                "description": "Being computed: ask again after `Retry-After` seconds",
-                "headers": RETRY_HEADER,
-                "content": {
-                    "application/json": {"schema": analysis_schemas.AnalysisProgressSchema}
-                },
-            },
-            **problems("not_found", "game_not_over"),
-        },
     )
-    def get(self, game_id: str) -> Response:
+    @blp.response(200, analysis_schemas.AnalysisSchema, description="The analysis")
+    @blp.alt_response(
+        202,
+        success=True,
+        description="Being computed: ask again after `Retry-After` seconds",
+        headers=RETRY_HEADER,
+        schema=analysis_schemas.AnalysisProgressSchema,
+    )
+    @blp.problems("not_found", "game_not_over")
+    def get(self, game_id: str) -> Answer:
         found = analysis.analysis(unit_of_work(), game_id, clock_now())
         if found.status is None:  # a new analysis: within the caller's budget
             refused = analysis_refusal()
@@ -65,7 +60,7 @@ class AnalysisResource(MethodView):
         if found.status is None or found.unclaimed:
             found = _start(game_id, found)
         if found.status == DONE:
-            return jsonify(found.body)
+            return found.body
         response = jsonify(found.progress())
         response.status_code = 202
         response.headers["Retry-After"] = str(RETRY_SECONDS)
