@@ -63,7 +63,7 @@ def played_steps(app: Flask, players: int, seed: str) -> list[dict[str, Any]]:
             json={"card": card},
             headers={"Authorization": f"Bearer {tokens[turn]}"},
         )
-        assert played.status_code == 200, played.get_json()
+        assert played.status_code == 201, played.get_json()
         after = view_of(0)
         move = played.get_json()["moves"][0]
         if after["status"] == "active" and after["round"] == before["round"]:
@@ -115,7 +115,8 @@ def test_step_gives_the_servers_next_view(
 ) -> None:
     steps = played_steps(app, players, seed)
     assert len(steps) > 20
-    assert any(s["move"]["captured"] for s in steps) and any(not s["move"]["captured"] for s in steps)
+    assert any(s["move"]["captured"] for s in steps), "captures"
+    assert any(not s["move"]["captured"] for s in steps), "trails"
     assert any(s["after"]["stock"] < s["before"]["stock"] for s in steps), "a new deal in a round"
     for n, (case, stepped) in enumerate(zip(steps, run_step(steps, tmp_path), strict=True)):
         assert kept(stepped) == kept(case["after"]), (n, case["move"])
