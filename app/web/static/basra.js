@@ -7,13 +7,14 @@ export { el };
 
 const SUIT_SYMBOL = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
 
-/** @typedef {import("../generated/basra").components["schemas"]["Problem"]} Problem */
-
-/** A refusal (problem+json), or a request that never got an answer (status 0). */
+/**
+ * A refusal (problem+json, whose `code` is one of the API's ProblemCode), or a request that never
+ * got an answer (status 0, code "network").
+ */
 export class ApiError extends Error {
   /**
    * @param {number} status
-   * @param {Partial<Problem> & {title?: string} | null} problem
+   * @param {{title?: string, detail?: string, code?: string, [field: string]: unknown} | null} problem
    */
   constructor(status, problem) {
     const title = (problem && problem.title) || `HTTP ${status}`;
@@ -54,7 +55,7 @@ export async function api(method, path, { body, token, headers = {} } = {}) {
   try {
     response = await fetch(path, init);
   } catch (err) {
-    throw new ApiError(0, { title: "Network error", detail: "the server could not be reached", code: /** @type {any} */ ("network") });
+    throw new ApiError(0, { title: "Network error", detail: "the server could not be reached", code: "network" });
   }
   if (response.status === 304) return { status: 304, data: null, headers: response.headers };
   const text = await response.text();

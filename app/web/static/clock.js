@@ -29,7 +29,7 @@ export function tickClocks(view) {
     clock.dataset.idle = String(idle);
     clock.classList.toggle("low", !idle && seconds <= 10);
   }
-  for (const node of document.querySelectorAll(/** @type {"span"} */ (".seat-clock[data-deadline]"))) {
+  for (const node of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(".seat-clock[data-deadline]"))) {
     const { seconds, text, idle } = clockText(node.dataset.deadline);
     node.textContent = idle ? "" : ` \u00b7 ${text}`;
     node.classList.toggle("low", !idle && seconds <= 10);

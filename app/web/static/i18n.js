@@ -157,7 +157,7 @@ export function translatePage(root) {
       if (attr && key) node.setAttribute(attr, t(key));
     }
   }
-  const title = document.querySelector(/** @type {"title"} */ ("title[data-i18n]"));
+  const title = /** @type {HTMLElement | null} */ (document.querySelector("title[data-i18n]"));
   if (title) document.title = t(title.dataset.i18n);
 }
 

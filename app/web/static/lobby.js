@@ -219,7 +219,7 @@ function changedRules() {
 
 function markChanged() {
   let count = 0;
-  for (const node of document.querySelectorAll(/** @type {"div"} */ ("#rule-options .rule"))) {
+  for (const node of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("#rule-options .rule"))) {
     const opt = option(node.dataset.rule);
     const control = $(`rule-${opt.name}`);
     let changed = false;
@@ -327,7 +327,7 @@ export async function loadLobby() {
     drawRules();
     $("rules-reset").addEventListener("click", () => {
       drawRules();
-      $("rule-options").querySelector(/** @type {"input"} */ ("select, input"))?.focus();
+      /** @type {HTMLElement | null} */ ($("rule-options").querySelector("select, input"))?.focus();
     });
   }
   /** @type {HTMLButtonElement} */ ($("start")).disabled = false;

@@ -237,7 +237,7 @@ export function previewText(code, legal) {
 export function highlight(view, code) {
   const legal = code && view ? legalFor(view, code) : null;
   const targets = new Set(((legal && legal.captured) || []).map((c) => String(c).toUpperCase()));
-  for (const card of $("floor").querySelectorAll(/** @type {"div"} */ (".card"))) card.classList.toggle("target", targets.has(card.dataset.card));
+  for (const card of /** @type {NodeListOf<HTMLElement>} */ ($("floor").querySelectorAll(".card"))) card.classList.toggle("target", targets.has(card.dataset.card));
   $("caption").textContent = legal ? previewText(code, legal) : "";
 }
 
@@ -293,7 +293,7 @@ export function renderHand(view, ctx) {
   play.hidden = !selected;
   play.textContent = selected ? t("hand.play_button", { card: cardText(selected) }) : "";
   if (focused && !ctx.touch) {
-    const again = handNode.querySelector(/** @type {"button"} */ (`[data-card="${focused}"]`)) || handNode.querySelector("button");
+    const again = /** @type {HTMLElement | null} */ (handNode.querySelector(`[data-card="${focused}"]`)) || handNode.querySelector("button");
     if (again) again.focus({ preventScroll: true });
   }
 }
