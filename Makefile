@@ -12,7 +12,7 @@ BIN := $(VENV)/bin
 # This machine's pip config names local indexes that may not exist; pip warns once per package.
 PIP_NOISE := is ignored: it is neither a file nor a directory
 
-.PHONY: install install-run install-test run test check soak bench lint format clean
+.PHONY: install install-run install-test install-web run test check soak bench lint lint-web format clean
 
 # Three sets, each installed once and again only when the project's metadata changes: the
 # service alone (`make run`), with what the fast loop needs (`make test`), with everything
@@ -26,6 +26,18 @@ $(VENV)/.installed-%: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.$(if $(filter run,$*),,[$*])' 2>&1 \
 		| { grep -v "$(PIP_NOISE)" || true; }
 	@touch $@
+
+# The web client's type checker (TypeScript, and openapi-typescript for the API's types), pinned in
+# package.json and package-lock.json, installed once by npm and again only when the lock changes.
+install-web: node_modules/.installed
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --prefer-offline --loglevel=error
+	@touch $@
+
+# The API's types for the web client's JSDoc, generated from the contract (not committed).
+WEB_TYPES := app/web/generated/basra.d.ts
+$(WEB_TYPES): openapi.yaml node_modules/.installed
+	npx --no-install openapi-typescript openapi.yaml --output $@ --silent
 
 run: install-run
 	$(BIN)/basra migrate
@@ -76,15 +88,19 @@ bench: install
 	@if [ -n "$(BOTS)" ]; then echo "== bench/bots.py"; $(BIN)/python bench/bots.py --matches $(BOT_MATCHES); \
 	else echo "(bench/bots.py skipped: make bench BOTS=1 runs the 400-match bot ladder)"; fi
 
-lint: install
+lint: install lint-web
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy app
+
+# The browser's modules (// @ts-check, JSDoc) type-checked against the API's generated types.
+lint-web: $(WEB_TYPES)
+	npx --no-install tsc -p tsconfig.json
 
 format: install
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis .ruff_cache .mypy_cache test-results
+	rm -rf $(VENV) node_modules app/web/generated build dist *.egg-info .pytest_cache .hypothesis .ruff_cache .mypy_cache test-results
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,3 +1,4 @@
+// @ts-check
 // A finished game's analysis (GET /games/{id}/analysis): the "Analyse" button with its progress
 // (game-over screen, profile history), and on the replay page the judged move of each step, a
 // chart of each seat's running loss and a summary per seat. Its texts are the catalogues'
@@ -12,7 +13,13 @@ const running = new Map(); // game id -> the one poll of its analysis in this pa
 const analysisPath = (gameId) => `/games/${encodeURIComponent(gameId)}/analysis`;
 const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** @typedef {{ done?: number, total?: number, busy?: number }} Progress */
+
 // Ask until the analysis is done, telling `onProgress` of each step; resolves with it.
+/**
+ * @param {string} gameId
+ * @param {(progress: Progress) => void} [onProgress]
+ */
 export function fetchAnalysis(gameId, onProgress = () => {}) {
   if (!running.has(gameId)) {
     const poll = (async () => {
@@ -35,6 +42,7 @@ export function fetchAnalysis(gameId, onProgress = () => {}) {
   return running.get(gameId);
 }
 
+/** @param {Progress} progress */
 function progressText(progress) {
   if (progress.busy) return t("analysis.busy", { seconds: progress.busy });
   if (!progress.total) return t("analysis.starting");

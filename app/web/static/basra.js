@@ -1,3 +1,4 @@
+// @ts-check
 // Shared by the play and replay pages: the HTTP client (API.md only) and card drawing.
 import { el } from "./dom.js";
 import { has, nm, num, t, tx } from "./i18n.js";
@@ -6,7 +7,15 @@ export { el };
 
 const SUIT_SYMBOL = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
 
+/**
+ * A refusal (problem+json, whose `code` is one of the API's ProblemCode), or a request that never
+ * got an answer (status 0, code "network").
+ */
 export class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {{title?: string, detail?: string, code?: string, [field: string]: unknown} | null} problem
+   */
   constructor(status, problem) {
     const title = (problem && problem.title) || `HTTP ${status}`;
     const detail = problem && problem.detail;
@@ -14,11 +23,28 @@ export class ApiError extends Error {
     this.status = status;
     this.problem = problem || {};
     this.code = this.problem.code;
+    /** seconds the server asked to wait (Retry-After), 0 when it did not say */
+    this.retryAfter = 0;
   }
 }
 
-// One request; JSON in and out, problem+json turned into ApiError. Returns {status, data, headers}.
+/**
+ * @typedef {object} RequestOptions
+ * @property {unknown} [body] sent as JSON
+ * @property {string | null} [token] the bearer token
+ * @property {Record<string, string>} [headers]
+ */
+
+/**
+ * One request; JSON in and out, problem+json turned into ApiError. `data` is the answer's JSON,
+ * typed by the caller from the generated schemas.
+ * @param {string} method
+ * @param {string} path
+ * @param {RequestOptions} [options]
+ * @returns {Promise<{status: number, data: any, headers: Headers}>}
+ */
 export async function api(method, path, { body, token, headers = {} } = {}) {
+  /** @type {RequestInit & {headers: Record<string, string>}} */
   const init = { method, headers: { Accept: "application/json", ...headers }, cache: "no-store" };
   if (token) init.headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) {
@@ -108,6 +134,10 @@ export function isRed(code) {
 }
 
 // A card face: rank and suit in the corners, a large suit symbol in the middle.
+/**
+ * @param {string} code
+ * @param {{tag?: string, attrs?: Record<string, any>}} [options]
+ */
 export function cardFace(code, { tag = "div", attrs = {} } = {}) {
   const { rank, suit } = parseCard(code);
   const symbol = SUIT_SYMBOL[suit] || suit;

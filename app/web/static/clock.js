@@ -1,10 +1,11 @@
+// @ts-check
 // The turn clock under the table and beside the seat to move: a countdown, or in a game without a
 // turn clock the time the seat to move forfeits if it stays idle.
 import { el, seatName } from "./basra.js";
 import { dateTime, nm, num, t, tx } from "./i18n.js";
 import { yourTurn } from "./table.js";
+import { byId as $ } from "./dom.js";
 
-const $ = (id) => document.getElementById(id);
 
 // A turn clock counts down in minutes and seconds; a game without one has only the idle limit
 // (a day by default), told as the time the seat to move forfeits.
@@ -28,7 +29,7 @@ export function tickClocks(view) {
     clock.dataset.idle = String(idle);
     clock.classList.toggle("low", !idle && seconds <= 10);
   }
-  for (const node of document.querySelectorAll(".seat-clock[data-deadline]")) {
+  for (const node of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(".seat-clock[data-deadline]"))) {
     const { seconds, text, idle } = clockText(node.dataset.deadline);
     node.textContent = idle ? "" : ` \u00b7 ${text}`;
     node.classList.toggle("low", !idle && seconds <= 10);

@@ -1,3 +1,4 @@
+// @ts-check
 // Building DOM nodes without innerHTML: text always goes in as text, never as markup.
 
 export function el(tag, attrs = {}, ...children) {
@@ -14,4 +15,22 @@ export function el(tag, attrs = {}, ...children) {
     node.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
   return node;
+}
+
+/**
+ * The page's element with this id (the pages are static: every id looked up is in the HTML).
+ * @param {string} id
+ * @returns {HTMLElement}
+ */
+export function byId(id) {
+  return /** @type {HTMLElement} */ (document.getElementById(id));
+}
+
+/**
+ * The page's form field with this id (an input, a select or a text area).
+ * @param {string} id
+ * @returns {HTMLInputElement}
+ */
+export function fieldById(id) {
+  return /** @type {HTMLInputElement} */ (document.getElementById(id));
 }

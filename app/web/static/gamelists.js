@@ -1,11 +1,12 @@
+// @ts-check
 // The lists of games in the lobby: the player's own (opponents, score, date, whose turn), or
 // without a player the games this browser holds a seat in; and the public games waiting for one.
 import { api, el, loadSeat, seatName } from "./basra.js";
 import { dateTime, num, t, tx } from "./i18n.js";
 import { ensurePlayer } from "./player.js";
 import { sideOfSeat } from "./table.js";
+import { byId as $ } from "./dom.js";
 
-const $ = (id) => document.getElementById(id);
 
 // The player's games (API.md 23: opponents, scores, when, whose turn), newest first; without a
 // player, the games this browser holds a seat in, each from its own view.

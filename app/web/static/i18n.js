@@ -1,3 +1,4 @@
+// @ts-check
 // Every text the pages show comes from one message catalogue per language (i18n/<lang>.json).
 // A message is a string with {placeholders}, or, where a count decides the words, an object of
 // Intl.PluralRules categories ("zero", "one", "two", "few", "many", "other") chosen by `count`.
@@ -156,7 +157,7 @@ export function translatePage(root) {
       if (attr && key) node.setAttribute(attr, t(key));
     }
   }
-  const title = document.querySelector("title[data-i18n]");
+  const title = /** @type {HTMLElement | null} */ (document.querySelector("title[data-i18n]"));
   if (title) document.title = t(title.dataset.i18n);
 }
 
@@ -166,6 +167,7 @@ export function relativeTime(iso) {
   if (!Number.isFinite(then)) return "";
   const seconds = Math.round((then - Date.now()) / 1000);
   const format = new Intl.RelativeTimeFormat(state.lang, { numeric: "auto" });
+  /** @type {[Intl.RelativeTimeFormatUnit, number][]} */
   const units = [["day", 86400], ["hour", 3600], ["minute", 60]];
   for (const [unit, size] of units) if (Math.abs(seconds) >= size) return format.format(Math.round(seconds / size), unit);
   return format.format(seconds, "second");

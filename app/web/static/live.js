@@ -1,3 +1,4 @@
+// @ts-check
 // Keeping a game up to date: the public stream (GET /games/{id}/stream, Server-Sent Events) when
 // the server has it, else polling. Either way the caller is told "something changed" and
 // refreshes its own view with If-None-Match; the stream also hands over each move record.

@@ -1,9 +1,10 @@
+// @ts-check
 // The lobby: a form that can set up any game POST /games accepts. Every allowed value, default
 // and explanation comes from GET /rules; nothing about the rules is typed in here.
 import { api, el, botLevel } from "./basra.js";
 import { has, num, t } from "./i18n.js";
+import { byId as $, fieldById } from "./dom.js";
 
-const $ = (id) => document.getElementById(id);
 // Options with a place of their own in the form (the target and the turn clock).
 const OWN_PLACE = new Set(["target_score", "turn_seconds", "max_timeouts"]);
 const CLOCK_PRESETS = [15, 30, 60, 120, 300];
@@ -118,17 +119,17 @@ function drawTargets() {
     return el("label", { class: "pill" }, input, el("span", { text }));
   });
   $("targets").replaceChildren(...radios);
-  const custom = $("target-custom");
+  const custom = fieldById("target-custom");
   custom.min = String(target.minimum);
   custom.max = String(target.maximum);
   custom.placeholder = t("setup.range", { low: target.minimum, high: target.maximum });
 }
 
 function chosenTarget() {
-  const picked = document.querySelector("input[name=target]:checked");
+  const picked = /** @type {HTMLInputElement | null} */ (document.querySelector("input[name=target]:checked"));
   const target = setup.catalog.target_score;
   if (!picked || picked.value !== "custom") return Number(picked ? picked.value : target.default);
-  const value = Number($("target-custom").value);
+  const value = Number(fieldById("target-custom").value);
   if (!Number.isInteger(value) || value < target.minimum || value > target.maximum) {
     throw new Error(t("setup.bad_target", { low: target.minimum, high: target.maximum }));
   }
@@ -218,7 +219,7 @@ function changedRules() {
 
 function markChanged() {
   let count = 0;
-  for (const node of document.querySelectorAll("#rule-options .rule")) {
+  for (const node of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("#rule-options .rule"))) {
     const opt = option(node.dataset.rule);
     const control = $(`rule-${opt.name}`);
     let changed = false;
@@ -270,7 +271,7 @@ function drawClock() {
 function clockRules() {
   const seconds = option("turn_seconds");
   if (!seconds || !$("clock-seconds")) return {};
-  const value = $("clock-seconds").value;
+  const value = fieldById("clock-seconds").value;
   if (!value) return {};
   const rules = { turn_seconds: Number(value) };
   const timeouts = option("max_timeouts");
@@ -302,13 +303,14 @@ export function gameRequest(name, seed, asPlayer = false) {
     if (value === "open") return { open: true };
     return { bot: value.slice("bot:".length) };
   });
+  /** @type {Record<string, unknown>} */
   const rules = { ...changedRules(), ...clockRules() };
   const target = chosenTarget();
   if (target !== setup.catalog.target_score.default) rules.target_score = target;
   const body = { players };
   if (Object.keys(rules).length) body.rules = rules;
-  if (setup.seats.includes("open") && supportsPublic() && $("public").checked) body.public = true;
-  if (asPlayer && supportsRated() && $("rated").checked) body.rated = true;
+  if (setup.seats.includes("open") && supportsPublic() && fieldById("public").checked) body.public = true;
+  if (asPlayer && supportsRated() && fieldById("rated").checked) body.rated = true;
   return body;
 }
 
@@ -325,8 +327,8 @@ export async function loadLobby() {
     drawRules();
     $("rules-reset").addEventListener("click", () => {
       drawRules();
-      $("rule-options").querySelector("select, input")?.focus();
+      /** @type {HTMLElement | null} */ ($("rule-options").querySelector("select, input"))?.focus();
     });
   }
-  $("start").disabled = false;
+  /** @type {HTMLButtonElement} */ ($("start")).disabled = false;
 }

@@ -1,7 +1,12 @@
+// @ts-check
 // The browser's own player (API.md 17): made on the first visit as a guest, its bearer token kept
 // in localStorage, so the same person plays, is rated and has a history across games.
 import { api } from "./basra.js";
 import { num, t } from "./i18n.js";
+
+/** @typedef {import("../generated/basra").components["schemas"]["PlayerProfile"]} PlayerProfile */
+/** @typedef {import("../generated/basra").components["schemas"]["Rating"]} Rating */
+/** @typedef {PlayerProfile & {token: string}} Me this browser's player, with its bearer token */
 
 const PLAYER_KEY = "basra:player";
 const NAME_KEY = "basra:name";
@@ -26,6 +31,7 @@ function guestName() {
   return t("player.guest", { n: String(1000 + (digits[0] % 9000)) });
 }
 
+/** @type {Me | null} */
 let current = null; // {id, name, rating, stats, token} once known
 
 export function playerToken() {
@@ -38,14 +44,17 @@ export function playerId() {
 
 // The player this browser plays as: the stored one if the server still knows its token, else a
 // new guest (a server that lost its database, or a token revoked, starts a new one).
+/** @type {Promise<Me> | null} */
 let pending = null; // the request under way: callers at the same moment share one guest
 
+/** @returns {Promise<Me>} */
 export function ensurePlayer() {
   if (current) return Promise.resolve(current);
   if (!pending) pending = findPlayer().finally(() => { pending = null; });
   return pending;
 }
 
+/** @returns {Promise<Me>} */
 async function findPlayer() {
   const mine = stored();
   if (mine) {
@@ -66,6 +75,10 @@ async function findPlayer() {
 }
 
 // A new name for this browser's player; the name every later game shows.
+/**
+ * @param {string} name
+ * @returns {Promise<Me>}
+ */
 export async function renamePlayer(name) {
   const player = await ensurePlayer();
   if (player.name === name) return player;
@@ -76,6 +89,7 @@ export async function renamePlayer(name) {
 }
 
 // The player as the server has it now: after a rename or a rated game the header shows it.
+/** @returns {Promise<Me>} */
 export async function refreshPlayer() {
   const player = await ensurePlayer();
   const { data } = await api("GET", "/players/me", { token: player.token });
@@ -91,6 +105,10 @@ export function ratingNumber(value) {
     : num(Math.round(value));
 }
 
+/**
+ * @param {Rating | null | undefined} rating
+ * @returns {string}
+ */
 export function ratingText(rating) {
   if (!rating) return t("rating.unrated");
   const value = ratingNumber(rating.value);

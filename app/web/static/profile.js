@@ -1,11 +1,12 @@
+// @ts-check
 // A player's page: rating, a chart of it over rated games, the games with links to their
 // replays, and the leaderboard. /profile is this browser's own player, /profile/<id> anyone's.
 import { api, botLevel, el, errorText } from "./basra.js";
 import { dateTime, initI18n, num, t, tx } from "./i18n.js";
 import { ensurePlayer, playerId, ratingNumber, ratingText, refreshPlayer, renamePlayer } from "./player.js";
 import { analyseButton } from "./analysis.js";
+import { byId as $, fieldById } from "./dom.js";
 
-const $ = (id) => document.getElementById(id);
 const PAGE = 20;
 const CHART_GAMES = 200; // the chart reads at most this many games back
 const SVG = "http://www.w3.org/2000/svg";
@@ -36,7 +37,7 @@ function drawPlayer(player) {
   for (const key of ["played", "won", "lost", "drawn"]) $(`stat-${key}`).textContent = num(stats[key] || 0);
   const mine = player.id === playerId();
   $("rename-form").hidden = !mine;
-  if (mine) $("rename").value = player.name;
+  if (mine) fieldById("rename").value = player.name;
 }
 
 // ---- the chart: one point per rated game, oldest on the left ------------------------------------
@@ -153,7 +154,7 @@ async function leaderboard() {
 
 async function rename(event) {
   event.preventDefault();
-  const name = $("rename").value.trim();
+  const name = fieldById("rename").value.trim();
   if (!name) return;
   try {
     drawPlayer({ ...(await renamePlayer(name)) });

@@ -1,11 +1,12 @@
+// @ts-check
 // Step through a finished game (GET /games/{id}/replay?step=N) and check its fairness:
 // the server's own verification, plus the commitment and every shuffled deck re-derived here.
 import { api, cardFace, cardName, cardsText, el, errorText, seatName, sideName, describeMove, timedOutMoves } from "./basra.js";
 import { initI18n, nm, num, t, tx } from "./i18n.js";
 import { ALGORITHM, deriveDeck, hexToBytes, sha256Hex } from "./shuffle.js";
 import { mountAnalysis } from "./analysis.js";
+import { byId as $, fieldById } from "./dom.js";
 
-const $ = (id) => document.getElementById(id);
 const replay = { id: null, step: 0, total: 0, moves: [], cache: new Map(), loading: null, timedOut: new Set(), resigned: null, analysis: null };
 
 function setStatus(message, kind = "info") {
@@ -49,12 +50,12 @@ function render(state, step) {
   root.dataset.step = String(step);
   root.dataset.total = String(replay.total);
   $("step-label").textContent = t("replay.step", { n: step, total: replay.total });
-  $("slider").max = String(replay.total);
-  $("slider").value = String(step);
-  $("prev").disabled = step <= 0;
-  $("first").disabled = step <= 0;
-  $("next").disabled = step >= replay.total;
-  $("last").disabled = step >= replay.total;
+  fieldById("slider").max = String(replay.total);
+  fieldById("slider").value = String(step);
+  /** @type {HTMLButtonElement} */ ($("prev")).disabled = step <= 0;
+  /** @type {HTMLButtonElement} */ ($("first")).disabled = step <= 0;
+  /** @type {HTMLButtonElement} */ ($("next")).disabled = step >= replay.total;
+  /** @type {HTMLButtonElement} */ ($("last")).disabled = step >= replay.total;
 
   const done = step > 0 ? replay.moves[step - 1] : null;
   $("replay-move").replaceChildren(...(done
@@ -357,12 +358,12 @@ async function start() {
   }
   replay.id = decodeURIComponent(match[1]);
   document.title = t("replay.title");
-  $("back-to-game").href = `/play/${encodeURIComponent(replay.id)}`;
+  /** @type {HTMLAnchorElement} */ ($("back-to-game")).href = `/play/${encodeURIComponent(replay.id)}`;
   $("first").addEventListener("click", () => go(0));
   $("prev").addEventListener("click", () => go(replay.step - 1));
   $("next").addEventListener("click", () => go(replay.step + 1));
   $("last").addEventListener("click", () => go(replay.total));
-  $("slider").addEventListener("input", (event) => go(Number(event.target.value)));
+  $("slider").addEventListener("input", (event) => go(Number(/** @type {HTMLInputElement} */ (event.target).value)));
   document.addEventListener("keydown", onKey);
 
   checkServer().catch((err) => { $("verify-ok").textContent = t("fair.cannot", { why: errorText(err) }); });

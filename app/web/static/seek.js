@@ -1,24 +1,25 @@
+// @ts-check
 // "Play online" (API.md 21): a seek for this browser's player, followed by long polls until the
 // server pairs it (or a bot takes the other seats), then the table opens.
 import { api, saveSeat } from "./basra.js";
 import { ensurePlayer } from "./player.js";
 import { t } from "./i18n.js";
+import { byId as $, fieldById } from "./dom.js";
 
-const $ = (id) => document.getElementById(id);
 export const BOT_AFTER_SECONDS = 20;
 const WAIT_SECONDS = 25; // under the server's 30 s cap on ?wait=
 const search = { id: null, token: null, started: 0, timer: null, cancelled: false };
 
 function chosen() {
-  const players = Number((document.querySelector("input[name=online-players]:checked") || {}).value || 2);
-  const body = { players, rated: $("online-rated").checked };
-  if ($("online-bot").checked) body.bot_after = BOT_AFTER_SECONDS;
+  const players = Number((/** @type {HTMLInputElement | null} */ (document.querySelector("input[name=online-players]:checked")) || { value: "" }).value || 2);
+  const body = { players, rated: fieldById("online-rated").checked };
+  if (fieldById("online-bot").checked) body.bot_after = BOT_AFTER_SECONDS;
   return body;
 }
 
 function showSearching(on, message = t("online.looking")) {
   $("seeking").hidden = !on;
-  $("seek").disabled = on;
+  /** @type {HTMLButtonElement} */ ($("seek")).disabled = on;
   $("seek-status").textContent = message;
   $("online").dataset.seeking = on ? "true" : "false";
   clearInterval(search.timer);

@@ -1,3 +1,4 @@
+// @ts-check
 // basra-shuffle-v1 (FAIRNESS.md) with WebCrypto, so anyone can re-derive a finished game's decks
 // in the browser. DOM-free on purpose: tests/browser/test_shuffle_js.py runs it under node.
 

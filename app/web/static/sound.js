@@ -1,3 +1,4 @@
+// @ts-check
 // Sound effects made with WebAudio (no recorded files): a soft tick for a card, a rising pair for a
 // capture, a chord for a basra, two notes for "your turn". The switch is remembered; it starts
 // off where the system asks for reduced motion.

@@ -1,3 +1,4 @@
+// @ts-check
 // The round-end summary: per side the cards taken (and the majority points), basras, jack basras,
 // who took the last capture (and with it the floor), the round's points and the match totals.
 // It waits for "Continue" or a few seconds (`basra:summary-seconds`, 6 by default) before the

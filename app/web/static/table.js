@@ -1,10 +1,11 @@
+// @ts-check
 // Drawing the table from a view: seats around the floor (partners across), the scoreboard per
 // side, the hand, the rounds table and the result. No requests are made here.
 import { cardBack, cardFace, cardName, cardText, cardsText, el, seatName, describeMove } from "./basra.js";
 import { isolate, nm, num, t, tx } from "./i18n.js";
 import { analyseButton } from "./analysis.js";
+import { byId as $ } from "./dom.js";
 
-const $ = (id) => document.getElementById(id);
 
 export function isSeated(view) {
   return view && view.you !== undefined && view.you !== null;
@@ -237,7 +238,7 @@ export function previewText(code, legal) {
 export function highlight(view, code) {
   const legal = code && view ? legalFor(view, code) : null;
   const targets = new Set(((legal && legal.captured) || []).map((c) => String(c).toUpperCase()));
-  for (const card of $("floor").querySelectorAll(".card")) card.classList.toggle("target", targets.has(card.dataset.card));
+  for (const card of /** @type {NodeListOf<HTMLElement>} */ ($("floor").querySelectorAll(".card"))) card.classList.toggle("target", targets.has(card.dataset.card));
   $("caption").textContent = legal ? previewText(code, legal) : "";
 }
 
@@ -249,7 +250,7 @@ export function renderHand(view, ctx) {
   const mine = yourTurn(view) && !ctx.animating;
   const selected = mine && hand.includes(ctx.selected) ? ctx.selected : null;
   // Keep the keyboard where it was: on the same card (or the first) if the hand had focus.
-  const active = document.activeElement;
+  const active = /** @type {HTMLElement | null} */ (document.activeElement);
   const handHadFocus = Boolean(active && active.closest && active.closest("#hand"));
   const idle = !active || active === document.body;
   const focused = handHadFocus ? active.dataset.card : idle ? ctx.focusCard : null;
@@ -293,7 +294,7 @@ export function renderHand(view, ctx) {
   play.hidden = !selected;
   play.textContent = selected ? t("hand.play_button", { card: cardText(selected) }) : "";
   if (focused && !ctx.touch) {
-    const again = handNode.querySelector(`[data-card="${focused}"]`) || handNode.querySelector("button");
+    const again = /** @type {HTMLElement | null} */ (handNode.querySelector(`[data-card="${focused}"]`)) || handNode.querySelector("button");
     if (again) again.focus({ preventScroll: true });
   }
 }

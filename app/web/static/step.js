@@ -1,18 +1,37 @@
-// Playing moves back one at a time: the view after a move, worked out from the one before with
-// public facts only (the table shows each bot play before the newest view).
-import { isSeated } from "./table.js";
+// @ts-check
+// The view after one move, worked out from the one before with public facts only, so the table
+// can show each bot play before the newest view. It repeats a little of the rules (a capture
+// leaves the floor, a trail joins it, a new deal of four when every hand is empty):
+// tests/browser/test_step_js.py holds it to the engine, move by move, over whole games.
 
+/** @typedef {import("../generated/basra").components["schemas"]["View"]} View */
+/** @typedef {import("../generated/basra").components["schemas"]["MoveOut"]} Move */
+
+/**
+ * A deep copy of plain JSON data.
+ * @template T
+ * @param {T} value
+ * @returns {T}
+ */
 export function clone(value) {
   return JSON.parse(JSON.stringify(value));
 }
 
-// The view after `move`, worked out from the one before (public facts only).
+/**
+ * The view after `move`, worked out from `before` (public facts only); `final` is the newest view,
+ * whose hand is this seat's after a deal within the same round.
+ * @param {View} before
+ * @param {Move} move
+ * @param {View} final
+ * @returns {View}
+ */
 export function step(before, move, final) {
   const next = clone(before);
   const count = (next.seats || []).length;
+  const seated = next.you !== undefined && next.you !== null;
   const seat = (next.seats || []).find((s) => s.seat === move.seat);
   if (seat) seat.hand_size = Math.max(0, (seat.hand_size ?? 0) - 1);
-  if (isSeated(next) && move.seat === next.you) next.hand = (next.hand || []).filter((c) => c !== move.card);
+  if (seated && move.seat === next.you) next.hand = (next.hand || []).filter((c) => c !== move.card);
   const side = (next.sides || []).find((s) => (s.seats || []).includes(move.seat));
   if (move.captured && move.captured.length) {
     const taken = new Set(move.captured);
@@ -33,7 +52,7 @@ export function step(before, move, final) {
     // a new deal of four cards each, within the round
     for (const s of next.seats) s.hand_size = 4;
     next.stock = Math.max(0, next.stock - 4 * count);
-    if (isSeated(next)) next.hand = final.round === next.round ? [...(final.hand || [])] : [];
+    if (seated) next.hand = final.round === next.round ? [...(final.hand || [])] : [];
   }
   return next;
 }
