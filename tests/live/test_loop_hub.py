@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
 from app.api.stream import wire
 from app.live import feed
@@ -13,6 +15,28 @@ from app.live.loop_hub import LoopHub, Watch
 from app.persistence.notifications import CHANNEL, notice_text
 from app.services import games
 from app.services.creation import Player
+
+T = TypeVar("T")
+
+
+def run_apart(scenario: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run`` on a thread of its own: a test run may hold an event loop on this thread
+    already (Playwright's sync API keeps one while its browser is open)."""
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = asyncio.run(scenario)
+        except BaseException as error:  # handed back to the test's thread
+            outcome["error"] = error
+
+    thread = threading.Thread(target=run, name="loop-hub-test")
+    thread.start()
+    thread.join(timeout=60)
+    assert not thread.is_alive(), "the scenario did not end within a minute"
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]  # type: ignore[no-any-return]
 
 
 def a_hub(uow) -> LoopHub:
@@ -46,7 +70,7 @@ def test_a_caught_up_stream_takes_a_notices_records_and_keep_alives_between(uow)
         await hub.stop()
         return got
 
-    records, keepalive, move = asyncio.run(scenario())
+    records, keepalive, move = run_apart(scenario())
     assert b"event: dealt" in records
     assert keepalive == b": keep-alive\n\n"
     assert move.startswith(b"id: ") and b"event: move" in move and b'"card":"7D"' in move
@@ -70,7 +94,7 @@ def test_a_stream_ends_when_its_client_leaves_or_the_server_stops(uow):
         assert await asyncio.wait_for(waits[1], 1) is None
         await hub.stop()
 
-    asyncio.run(scenario())
+    run_apart(scenario())
 
 
 def test_a_long_poll_wakes_when_another_thread_settles_its_seek(uow):
@@ -88,4 +112,4 @@ def test_a_long_poll_wakes_when_another_thread_settles_its_seek(uow):
         await hub.stop()
         return heard, quiet
 
-    assert asyncio.run(scenario()) == (True, False)
+    assert run_apart(scenario()) == (True, False)
