@@ -82,7 +82,7 @@ def _register_bot_runner(app: Flask) -> None:
     from app.background.bot_runner import BotRunner
     from app.config import machine_file
     from app.services import bots
-    from app.services.turns import THINKING
+    from app.services.progress import THINKING
 
     THINKING.floor = float(app.config["BOT_THINKING_SECONDS"])
     uow = app.extensions["basra_uow"]
@@ -139,7 +139,7 @@ def _install_sweeper(app: Flask) -> None:
     from datetime import UTC, datetime
 
     from app.background.sweeper import Sweeper
-    from app.services.deadlines import sweep
+    from app.services.progress import sweep
     from app.services.retention import compact_logs, expire_idempotency, forget_guests
 
     app.config.setdefault("CLOCK", lambda: datetime.now(UTC))
