@@ -13,17 +13,14 @@ not imaged again here (``GameImages.missed``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence, Set
-from datetime import datetime
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 from app.engine import EngineError
 from app.observability import metrics
 from app.services.errors import ConcurrentUpdate, ServiceError, Unavailable
 from app.services.game_images import GameImage, GameImages
-from app.services.log import EventRecord, RawEvent
-from app.services.model import GameRecord, GameSummary, Progress
+from app.services.model import GameRecord
 from app.services.unit_of_work import AbstractUnitOfWork, GameRepository, StoredResult
 
 # What a transaction decided from an image may end in, to be decided again from a load.
@@ -35,7 +32,7 @@ class DecidedFromImage(ConcurrentUpdate):
     again from a load."""
 
 
-class ImagedGames(GameRepository):
+class ImagedGames:
     """``inner``, with loads served from ``images`` where the unit of work allows it."""
 
     def __init__(self, inner: GameRepository, images: GameImages, serve: bool,
@@ -99,53 +96,11 @@ class ImagedGames(GameRepository):
         self.served, self.saved = {}, {}
         return had
 
-    # Everything else goes to the database as it is.
-    def take_due(self, now: datetime, skip: Set[str]) -> GameRecord | None:
-        return self.inner.take_due(now, skip)
-
-    def game_of_token(self, token_hash: str) -> str | None:
-        return self.inner.game_of_token(token_hash)
-
-    def events(self, game_id: str, after: int = 0, limit: int | None = None) -> list[EventRecord]:
-        return self.inner.events(game_id, after, limit)
-
-    def raw_events(self, game_id: str) -> list[RawEvent]:
-        return self.inner.raw_events(game_id)
-
-    def events_of_type(self, game_id: str, kind: str) -> list[EventRecord]:
-        return self.inner.events_of_type(game_id, kind)
-
-    def progress(self, game_id: str) -> Progress | None:
-        return self.inner.progress(game_id)
-
-    def versions(self, game_ids: Sequence[str]) -> dict[str, int]:
-        return self.inner.versions(game_ids)
-
-    def page(
-        self, status: str | None, limit: int, before: tuple[datetime, str] | None
-    ) -> list[GameSummary]:
-        return self.inner.page(status, limit, before)
-
-    def stale_bots_only_games(self, before: datetime, limit: int) -> list[tuple[str, datetime]]:
-        return self.inner.stale_bots_only_games(before, limit)
-
-    def count_bots_only_games(self, up_to: int) -> int:
-        return self.inner.count_bots_only_games(up_to)
-
-    def touch(self, game_id: str, seen: datetime, now: datetime) -> bool:
-        return self.inner.touch(game_id, seen, now)
-
-    def store_result(self, game_id: str, seat: int, key: str, stored: StoredResult) -> None:
-        self.inner.store_result(game_id, seat, key, stored)
-
-    def expire_results(self, before: datetime, limit: int) -> int:
-        return self.inner.expire_results(before, limit)
-
-    def compact_logs(self, before: datetime, limit: int) -> int:
-        return self.inner.compact_logs(before, limit)
-
-    def rematch_id(self, game_id: str) -> str | None:
-        return self.inner.rematch_id(game_id)
+    def __getattr__(self, name: str) -> Any:
+        """Everything else goes to the database as it is."""
+        if name == "inner":  # not set yet (a copy being made): no forwarding to itself
+            raise AttributeError(name)
+        return getattr(self.inner, name)
 
 
 class ImagedUnitOfWork(AbstractUnitOfWork):
