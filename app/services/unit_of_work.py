@@ -33,7 +33,7 @@ class StoredResult:
 
 class GameRepository(Protocol):
     """Games, their seats and their logs. Writes join the unit of work's transaction.
-    A protocol, so that a decorator of a repository (imaged_games.py) may forward what it
+    A protocol, so that a decorator of a repository (game_images.py) may forward what it
     does not change rather than restate it; the repositories subclass it."""
 
     @abc.abstractmethod
