@@ -24,8 +24,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from app.config import MAX_BODY_BYTES, load_settings, streams_per_address
     from app.live.stream_slots import StreamSlots
     from app.persistence import Database, SqlUnitOfWork
-    from app.services.game_images import GameImages
-    from app.services.imaged_games import ImagedUnitOfWork
+    from app.services.game_images import GameImages, ImagedUnitOfWork
 
     app = Flask(__name__)
     app.config.update(load_settings(config))
@@ -39,7 +38,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     database = Database(app.config["DATABASE_URL"])
     app.extensions["basra_db"] = database
     # The API asks this for a unit of work per use case; only here is it tied to SQL. Every
-    # save keeps or drops its game's image; a move may start from one (imaged_games.py).
+    # save keeps or drops its game's image; a move may start from one (game_images.py).
     images = GameImages(app.config["GAME_IMAGES"])
     app.extensions["basra_images"] = images
     app.extensions["basra_uow"] = lambda from_images=False: ImagedUnitOfWork(
@@ -82,7 +81,7 @@ def _register_bot_runner(app: Flask) -> None:
     from app.background.bot_runner import BotRunner
     from app.config import machine_file
     from app.services import bots
-    from app.services.turns import THINKING
+    from app.services.progress import THINKING
 
     THINKING.floor = float(app.config["BOT_THINKING_SECONDS"])
     uow = app.extensions["basra_uow"]
@@ -139,7 +138,7 @@ def _install_sweeper(app: Flask) -> None:
     from datetime import UTC, datetime
 
     from app.background.sweeper import Sweeper
-    from app.services.deadlines import sweep
+    from app.services.progress import sweep
     from app.services.retention import compact_logs, expire_idempotency, forget_guests
 
     app.config.setdefault("CLOCK", lambda: datetime.now(UTC))

@@ -125,7 +125,7 @@ def load_settings(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         # ...and one address at once in one process (app/live/stream_slots.py); "off": none.
         "STREAMS_PER_ADDRESS": os.environ.get("STREAMS_PER_ADDRESS") or DEFAULT_STREAMS_PER_ADDRESS,
         # An expert bot's decision at a table with a human takes at least this long, so its
-        # thinking time tells nothing of its hand (app/services/turns.py); 0 turns it off.
+        # thinking time tells nothing of its hand (app/services/progress.py); 0 turns it off.
         "BOT_THINKING_SECONDS": float(
             os.environ.get("BOT_THINKING_SECONDS") or DEFAULT_BOT_THINKING_SECONDS
         ),

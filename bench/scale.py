@@ -56,12 +56,12 @@ from app.persistence.compacted_logs import FORMAT, _text, _varint, compacted
 from app.persistence.json_codec import json_text
 from app.persistence.memory import MemoryUnitOfWork
 from app.persistence.statements import game_row
+from app.services.access import hash_token, new_token
 from app.services.creation import Player
 from app.services.games import create_game
 from app.services.log import ROUND_DEALT, RawEvent, canonical_json
 from app.services.model import GameRecord
 from app.services.playing import PlayCard, play_card
-from app.services.tokens import hash_token, new_token
 
 # Filled to each N in turn, and the base alone (N = 0) beside it.
 NAME = os.environ.get("BENCH_SCALE_DATABASE", "basra_scale")

@@ -59,7 +59,7 @@ class AnalysisResource(MethodView):
                 return refused
         if found.status is None or found.unclaimed:
             found = _start(game_id, found)
-        if found.status == DONE and found.body is not None:
+        if found.status == DONE and found.body is not None:  # a done analysis has its body
             return found.body
         response = jsonify(found.progress())
         response.status_code = 202

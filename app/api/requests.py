@@ -147,7 +147,7 @@ def _instance(schema: type[Schema]) -> Schema:
 
 def unit_of_work(from_images: bool = False) -> AbstractUnitOfWork:
     """A unit of work for this request (the app factory decides which kind). ``from_images``:
-    a game may be loaded from this process's image of it (a move: app/services/imaged_games.py)."""
+    a game may be loaded from this process's image of it (a move: app/services/game_images.py)."""
     uow: AbstractUnitOfWork = current_app.extensions["basra_uow"](from_images)
     return uow
 

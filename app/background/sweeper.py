@@ -2,7 +2,7 @@
 of a second, plays each turn whose clock ran out and ends each waiting game nobody joined,
 so that deadlines hold even when no request arrives (API.md items 13 and 15).
 
-Its one job is to call a sweep function (``app.services.deadlines.sweep``) on a timer.
+Its one job is to call a sweep function (``app.services.progress.sweep``) on a timer.
 Which process takes which game is the database's business (``FOR UPDATE SKIP LOCKED`` on
 PostgreSQL, the version-checked update everywhere), so any number of processes and
 instances may sweep at once and each expired turn is still played exactly once.

@@ -19,7 +19,10 @@ statement machinery on top of the driver's. Here a move sends two:
 psycopg's pipeline mode was measured too (docs/performance.md): it saves waiting, but costs more
 CPU on both sides than these few plain statements, and CPU is what bounds the moves a server
 can answer. The statements' texts, and why they read as they do, are in postgres_statements.py;
-what is asked of the psycopg connection itself (autocommit, errors) in psycopg_driver.py.
+what is asked of the psycopg connection itself (whether a transaction is open, one statement
+sent in autocommit, JSON parameters wrapped, psycopg's errors as the service's) is at the end
+of this module. A statement sent with no transaction open is sent in psycopg's autocommit, set
+for that statement alone (``autocommitted``): no BEGIN goes first.
 
 Every statement of ``SqlGameRepository`` (the reads that are not hot) goes through
 ``self.connection``, which sends the held writes first: a use case reads its own writes.
@@ -27,10 +30,14 @@ Every statement of ``SqlGameRepository`` (the reads that are not hot) goes throu
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import psycopg
+from psycopg import errors as pg_errors
+from psycopg.pq import TransactionStatus
+from psycopg.types.json import Json
 from sqlalchemy import Connection, CursorResult, Engine, Executable, Insert
 
 from app.persistence.postgres_statements import (
@@ -47,7 +54,6 @@ from app.persistence.postgres_statements import (
     notice,
     prepared,
 )
-from app.persistence.psycopg_driver import autocommitted, idle, jsonable, translated
 from app.persistence.repository import SqlGameRepository
 from app.persistence.statements import (
     CHANGING_RECORD_COLUMNS,
@@ -60,6 +66,7 @@ from app.persistence.statements import (
     stored_state,
 )
 from app.persistence.stored_answers import packed, unpacked
+from app.services.errors import ConcurrentUpdate, Unavailable
 from app.services.model import GameRecord, Seat
 from app.services.unit_of_work import StoredResult
 
@@ -233,3 +240,59 @@ class PostgresGameRepository(SqlGameRepository):
         """The psycopg connection of this unit of work, with no transaction begun for it: a
         statement sent alone on it while it is idle is a transaction of its own."""
         return self._checked_out().connection.driver_connection  # type: ignore[return-value]
+
+
+# What is asked of the psycopg connection itself.
+
+_JSON_COLUMNS = ("snapshot", "rules", "custom_deck", "body", "ratings")
+
+# What a lost race looks like from PostgreSQL: the save's version check (postgres_statements.py),
+# a duplicate log step or idempotency key, a lock that could not be had.
+_LOST_RACE = (
+    pg_errors.DivisionByZero,
+    pg_errors.UniqueViolation,
+    pg_errors.LockNotAvailable,
+    pg_errors.SerializationFailure,
+    pg_errors.DeadlockDetected,
+)
+
+
+def idle(connection: psycopg.Connection[Any]) -> bool:
+    """No transaction open on the connection (nothing sent since the last commit)."""
+    # libpq's own status, an int: ``connection.info`` makes an object and an enum each time
+    return connection.pgconn.transaction_status == TransactionStatus.IDLE
+
+
+@contextmanager
+def autocommitted(connection: psycopg.Connection[Any]) -> Iterator[None]:
+    """Statements sent as transactions of their own: psycopg sends no BEGIN before them.
+    The connection is never given back to the pool in autocommit: a broken or interrupted
+    one is closed instead (the pool then drops it)."""
+    connection.autocommit = True
+    try:
+        yield
+    finally:
+        if idle(connection):
+            connection.autocommit = False
+        else:
+            connection.close()
+
+
+def jsonable(row: dict[str, Any]) -> dict[str, Any]:
+    """psycopg sends a dict or list parameter as JSON only when it is wrapped."""
+    for name in _JSON_COLUMNS:
+        if name in row:
+            row[name] = Json(row[name])
+    return row
+
+
+@contextmanager
+def translated() -> Iterator[None]:
+    """The service's exception for what went wrong (as ``unit_of_work.translated`` does
+    for SQLAlchemy's): a lost race to retry, or the database away."""
+    try:
+        yield
+    except _LOST_RACE as error:
+        raise ConcurrentUpdate(str(error)) from error
+    except (psycopg.OperationalError, psycopg.InterfaceError) as error:
+        raise Unavailable("the database is not answering; try again") from error

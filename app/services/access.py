@@ -1,13 +1,16 @@
 """Who the caller is: a seat's bearer token, a player's (its own token, or one an integrator
-signed, verified by the API), or nobody (a spectator)."""
+signed, verified by the API), or nobody (a spectator). Seat and player tokens are shown once,
+stored only as a SHA-256 hash, compared in constant time."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import secrets
 from dataclasses import dataclass
 
 from app.services.errors import Forbidden, NotFound, Unauthorized
 from app.services.model import GameRecord
-from app.services.tokens import hash_token, same_hash
 from app.services.unit_of_work import AbstractUnitOfWork
 
 
@@ -69,3 +72,15 @@ def seated(uow: AbstractUnitOfWork, game: GameRecord, token: Bearer) -> int:
     if seat is None:
         raise Unauthorized("this needs a seat's token: Authorization: Bearer <token>")
     return seat
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def same_hash(a: str | None, b: str) -> bool:
+    return a is not None and hmac.compare_digest(a, b)

@@ -21,9 +21,9 @@ from typing import Any
 from app.engine.bots.analysis import count_positions
 from app.services.access import load
 from app.services.analyses import DONE, RUNNING, AnalysisRecord
-from app.services.deadlines import utc_now
 from app.services.errors import ConcurrentUpdate, ServiceError
 from app.services.model import GameRecord
+from app.services.progress import utc_now
 from app.services.unit_of_work import AbstractUnitOfWork
 from app.services.verification import parsed
 

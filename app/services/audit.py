@@ -14,7 +14,6 @@ from app.engine import OVER
 from app.engine.fairness import ALGORITHM
 from app.services import audit_cache
 from app.services.access import Bearer, load, seat_of
-from app.services.deadlines import load_settled, utc_now
 from app.services.errors import GameNotFinished, InvalidRequest
 from app.services.log import (
     CARD_PLAYED,
@@ -26,10 +25,10 @@ from app.services.log import (
     move_of,
     replay_log,
 )
-from app.services.logged_fairness import from_log
 from app.services.model import ACTIVE, CANCELLED, FINISHED, GameRecord
+from app.services.progress import load_settled, utc_now
 from app.services.unit_of_work import AbstractUnitOfWork
-from app.services.verification import parsed, start_state, verify_log
+from app.services.verification import from_log, parsed, start_state, verify_log
 from app.services.views import complete_view, game_view
 
 EVENTS_PAGE = 200  # events per page of /events unless ?limit= says fewer (at most EVENTS_MAX)
@@ -69,7 +68,7 @@ def events(
 
 
 def fairness(uow: AbstractUnitOfWork, game_id: str) -> dict[str, Any]:
-    """The shuffle's inputs as the log states them (see logged_fairness), not the row."""
+    """The shuffle's inputs as the log states them (see verification.from_log), not the row."""
     with uow:
         game = load(uow, game_id)
         kinds = (GAME_CREATED, SEAT_JOINED, SEED_REVEALED)

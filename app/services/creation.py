@@ -14,11 +14,11 @@ from app.engine.bots import BOT_NAMES
 from app.engine.fairness import ALGORITHM, commitment, new_server_seed
 from app.engine.game import check_deck
 from app.engine.rules import check_can_score
+from app.services.access import hash_token, new_token
 from app.services.errors import AlreadySeated, InvalidRequest
 from app.services.log import GAME_CREATED, GENESIS_HASH
 from app.services.model import WAITING, GameRecord, Seat
 from app.services.player_store import bot_player_id
-from app.services.tokens import hash_token, new_token
 
 
 @dataclass(frozen=True, slots=True)

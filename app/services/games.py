@@ -12,7 +12,7 @@ from typing import Any
 
 from app.engine.fairness import ALGORITHM
 from app.observability import metrics
-from app.services.access import Bearer, seat_of, seated
+from app.services.access import Bearer, hash_token, new_token, same_hash, seat_of, seated
 from app.services.creation import (
     Player,
     check_rated,
@@ -22,13 +22,20 @@ from app.services.creation import (
     seat_players,
     with_default_clock,
 )
-from app.services.deadlines import DEFAULT_WAITING_SECONDS, load_settled, restamp, utc_now
 from app.services.errors import AlreadySeated, Backlogged, Forbidden, GameFull, PlayerRequired
 from app.services.log import SEAT_JOINED
 from app.services.model import WAITING, GameRecord, Seat
-from app.services.saving import add, save
-from app.services.tokens import hash_token, new_token, same_hash
-from app.services.turns import Moves, replies_deadline, start
+from app.services.progress import (
+    DEFAULT_WAITING_SECONDS,
+    Moves,
+    add,
+    load_settled,
+    replies_deadline,
+    restamp,
+    save,
+    start,
+    utc_now,
+)
 from app.services.unit_of_work import AbstractUnitOfWork, retrying
 from app.services.views import game_view
 

@@ -29,15 +29,14 @@ from app.engine import Rules
 from app.engine.bots import BOT_LEVELS, BOT_NAMES
 from app.engine.bots.ratings import PLAYER_RATINGS
 from app.observability import metrics
+from app.services.access import hash_token, new_token
 from app.services.creation import new_game
-from app.services.deadlines import restamp
 from app.services.errors import ServiceError
 from app.services.model import Seat
 from app.services.pairing import Seeker, Sitter, Table, bot_tables, human_tables
 from app.services.player_store import bot_player_id
+from app.services.progress import Moves, replies_deadline, restamp, start
 from app.services.seeks import MATCHED, WAITING, MatchedSeat, SeekRecord
-from app.services.tokens import hash_token, new_token
-from app.services.turns import Moves, replies_deadline, start
 from app.services.unit_of_work import AbstractUnitOfWork, retrying
 
 log = logging.getLogger("basra.matchmaking")

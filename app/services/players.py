@@ -9,13 +9,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.engine.bots import BOT_NAMES
-from app.services.access import Bearer, SignedPlayer
+from app.services.access import Bearer, SignedPlayer, hash_token, new_token
 from app.services.audit import decode_cursor, encode_cursor
 from app.services.errors import NotFound, Unauthorized
 from app.services.model import ACTIVE, FINISHED, listed_seat
 from app.services.player_store import PlayedGame, PlayerRecord, bot_level_of
 from app.services.ratings import PROVISIONAL_GAMES, rating_of, result_of
-from app.services.tokens import hash_token, new_token
 from app.services.unit_of_work import AbstractUnitOfWork, retrying
 
 

@@ -15,11 +15,18 @@ from app.engine import Card, GameNotActive, Play, Resign
 from app.engine.plays import check_turn
 from app.observability import metrics
 from app.services.access import Bearer, seated
-from app.services.deadlines import load_settled, restamp, utc_now
 from app.services.errors import IdempotencyConflict, VersionMismatch
 from app.services.model import ACTIVE
-from app.services.saving import save
-from app.services.turns import Moves, advance, execute, replies_deadline
+from app.services.progress import (
+    Moves,
+    advance,
+    execute,
+    load_settled,
+    replies_deadline,
+    restamp,
+    save,
+    utc_now,
+)
 from app.services.unit_of_work import AbstractUnitOfWork, StoredResult, retrying, retrying_locked
 from app.services.views import game_view
 

@@ -19,16 +19,21 @@ from __future__ import annotations
 from datetime import datetime
 
 from app.observability import metrics
-from app.services.access import Bearer, load, seated
+from app.services.access import Bearer, hash_token, load, new_token, seated
 from app.services.creation import new_game
-from app.services.deadlines import load_settled, restamp, utc_now
 from app.services.errors import GameNotFinished
 from app.services.games import Created, created_answer, take_seat
 from app.services.log import REMATCH_OFFERED
 from app.services.model import FINISHED, WAITING, GameRecord, Seat
-from app.services.saving import save
-from app.services.tokens import hash_token, new_token
-from app.services.turns import Moves, replies_deadline, start
+from app.services.progress import (
+    Moves,
+    load_settled,
+    replies_deadline,
+    restamp,
+    save,
+    start,
+    utc_now,
+)
 from app.services.unit_of_work import AbstractUnitOfWork, retrying
 
 REMATCH_SECONDS = 5 * 60  # how long a rematch's seats are held for the players before

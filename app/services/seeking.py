@@ -10,7 +10,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from app.services.creation import Player, checked_rules, with_default_clock
-from app.services.deadlines import utc_now
 from app.services.errors import (
     ConcurrentUpdate,
     Forbidden,
@@ -18,6 +17,7 @@ from app.services.errors import (
     ServiceError,
     Unauthorized,
 )
+from app.services.progress import utc_now
 from app.services.seeks import (
     CANCELLED,
     EXPIRED,

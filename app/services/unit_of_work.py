@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime
 from types import TracebackType
-from typing import Any, Self, TypeVar
+from typing import Any, Protocol, Self, TypeVar
 
 from app.services.analyses import AnalysisRepository
 from app.services.errors import Busy, ConcurrentUpdate
@@ -31,8 +31,10 @@ class StoredResult:
     result: dict[str, Any]
 
 
-class GameRepository(abc.ABC):
-    """Games, their seats and their logs. Writes join the unit of work's transaction."""
+class GameRepository(Protocol):
+    """Games, their seats and their logs. Writes join the unit of work's transaction.
+    A protocol, so that a decorator of a repository (game_images.py) may forward what it
+    does not change rather than restate it; the repositories subclass it."""
 
     @abc.abstractmethod
     def get(

@@ -1,19 +1,32 @@
 """``/verify``: the hash chain is intact, replaying the log gives the stored state, the
-shuffle's inputs are the ones the log states (logged_fairness), and (once over) the revealed
+shuffle's inputs are the ones the log states (``from_log``), and (once over) the revealed
 seed matches its commitment and re-derives every shuffled deck.
 
 Checkpoints (audit_cache) make a call after the first one do a round's work; whenever they
-do not vouch for the whole log, the full checks below run and say what is wrong."""
+do not vouch for the whole log, the full checks below run and say what is wrong.
+
+The fairness facts are read as the log states them, not as the ``games`` row does. The row
+is a cache an operator (or an attacker with the database) can change without touching the
+hash chain; the log is what the chain protects. So the audit reads from the log:
+
+- the client seed, rebuilt from the seeds in ``GameCreated`` (seats seated at creation) and
+  ``SeatJoined`` (seats joined later), in seat order, a bot's and a missing seed being "";
+- the commitment, as ``GameCreated`` published it;
+- the server seed, as ``SeedRevealed`` revealed it;
+- whether the creator fixed a deck (``GameCreated.custom_deck``): only then may round 1, and
+  only round 1, be dealt unshuffled (``RoundDealt.fixed``).
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from app.engine import EngineError, GameState
 from app.engine.cards import codes
-from app.engine.fairness import seed_matches, shuffled_deck
+from app.engine.fairness import client_seed, seed_matches, shuffled_deck
 from app.services import audit_cache
 from app.services.log import (
     GAME_CREATED,
@@ -26,7 +39,6 @@ from app.services.log import (
     event_hash,
     replay_log,
 )
-from app.services.logged_fairness import LoggedFairness, fixed_round_allowed, from_log
 from app.services.model import GameRecord
 
 # What a tampered entry can make replaying it raise: a finding to report, not a 500.
@@ -179,3 +191,55 @@ def _check_deck(
     ok = codes(shuffled_deck(seed, client_seed, number)) == data["deck"]
     detail = None if ok else "the deck logged is not the one the seeds give"
     return {"round": number, "fixed": False, "ok": ok, "detail": detail}
+
+
+class LoggedEvent(Protocol):
+    @property
+    def type(self) -> str: ...
+
+    @property
+    def data(self) -> Any: ...
+
+
+@dataclass(frozen=True)
+class LoggedFairness:
+    commitment: str | None
+    client_seed: str | None  # None until every seat is filled
+    server_seed: str | None  # None until revealed
+    custom_deck: bool
+
+
+def from_log(events: Iterable[LoggedEvent]) -> LoggedFairness:
+    commitment: str | None = None
+    custom = False
+    seeds: dict[int, str | None] = {}
+    bots: set[int] = set()
+    open_seats: set[int] = set()
+    revealed: str | None = None
+    for event in events:
+        data = event.data if isinstance(event.data, dict) else {}
+        if event.type == GAME_CREATED:
+            commitment = data.get("commitment")
+            custom = data.get("custom_deck") is True
+            for player in data.get("players") or []:
+                seat = player.get("seat")
+                if not isinstance(seat, int):
+                    continue
+                seeds[seat] = player.get("seed")
+                if player.get("bot"):
+                    bots.add(seat)
+                if player.get("open"):
+                    open_seats.add(seat)
+        elif event.type == SEAT_JOINED and isinstance(data.get("seat"), int):
+            seeds[data["seat"]] = data.get("seed")
+            open_seats.discard(data["seat"])
+        elif event.type == SEED_REVEALED:
+            revealed = data.get("server_seed")
+    filled = bool(seeds) and not open_seats
+    ordered = [None if seat in bots else seeds[seat] for seat in sorted(seeds)]
+    return LoggedFairness(commitment, client_seed(ordered) if filled else None, revealed, custom)
+
+
+def fixed_round_allowed(round_number: Any, logged: LoggedFairness) -> bool:
+    """A deal marked ``fixed`` is accepted only as round 1 of a game created with ``deck``."""
+    return logged.custom_deck and round_number == 1

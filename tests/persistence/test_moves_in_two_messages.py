@@ -14,8 +14,7 @@ import pytest
 from app.persistence import Database, SqlUnitOfWork
 from app.services import audit, games, playing
 from app.services.creation import Player
-from app.services.game_images import GameImages
-from app.services.imaged_games import ImagedUnitOfWork
+from app.services.game_images import GameImages, ImagedUnitOfWork
 from app.services.unit_of_work import StoredResult
 
 from .test_unit_of_work import loaded

@@ -12,10 +12,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from app.persistence import Database, SqlUnitOfWork
+from app.services.access import hash_token
 from app.services.player_store import PlayerRecord
 from app.services.seeking import AlreadySeeking, Seeking, open_seek
 from app.services.seeks import WAITING, SeekRecord, kind_of
-from app.services.tokens import hash_token
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 

@@ -15,7 +15,7 @@ from app.services import audit, games
 from app.services.creation import Player
 from app.services.errors import ConcurrentUpdate, Unavailable
 from app.services.model import GameRecord
-from app.services.turns import execute
+from app.services.progress import execute
 
 
 class DriverError(Exception):

@@ -13,8 +13,8 @@ from app.persistence.memory import MemoryUnitOfWork
 from app.services import analysis, audit, games
 from app.services.analyses import DONE, RUNNING
 from app.services.creation import Player
-from app.services.deadlines import sweep
 from app.services.errors import ConcurrentUpdate
+from app.services.progress import sweep
 
 from .support import play, two_humans
 

@@ -12,8 +12,8 @@ from app.engine import GameNotActive
 from app.persistence.memory import MemoryUnitOfWork
 from app.services import audit, games, playing
 from app.services.creation import Player
-from app.services.deadlines import sweep
 from app.services.errors import Forbidden, GameFull
+from app.services.progress import sweep
 
 from .support import FLOOR, HANDS, stacked_deck
 

@@ -1,4 +1,4 @@
-"""Game images in front of the in-memory store (app/services/imaged_games.py): which games
+"""Game images in front of the in-memory store (app/services/game_images.py): which games
 are kept, for how long, that an image serves one move at a time, and that a refusal decided
 from an image is decided again from a load. Through HTTP on both databases:
 tests/api/test_game_images.py."""
@@ -12,8 +12,7 @@ from app.persistence.memory import MemoryUnitOfWork
 from app.services import games, playing
 from app.services.creation import Player
 from app.services.errors import ServiceError
-from app.services.game_images import GameImages
-from app.services.imaged_games import ImagedUnitOfWork
+from app.services.game_images import GameImages, ImagedUnitOfWork
 
 
 def imaged(uow: MemoryUnitOfWork, capacity: int) -> tuple[GameImages, ImagedUnitOfWork]:

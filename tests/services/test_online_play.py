@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from app.persistence.memory import MemoryUnitOfWork
-from app.services import audit, deadlines, games, matchmaking, players, playing, rematch, seeking
+from app.services import audit, games, matchmaking, players, playing, progress, rematch, seeking
 from app.services.creation import Player
 from app.services.errors import (
     ConcurrentUpdate,
@@ -203,7 +203,7 @@ def test_seats_still_held_after_five_minutes_cancel_the_rematch(uow):
     finished(uow, old, amira.token)
     made = rematch.rematch_game(uow, old.game_id, amira.token, NOW)
     late = NOW + timedelta(seconds=rematch.REMATCH_SECONDS)
-    assert deadlines.sweep(uow, late) == 1
+    assert progress.sweep(uow, late) == 1
     answer = rematch.rematch_game(uow, old.game_id, badr.token, late)
     assert answer.game_id == made.game_id and answer.status == CANCELLED
     assert all("token" not in seat for seat in answer.seats)

@@ -6,7 +6,7 @@ import pytest
 
 from app.engine import Card, CardNotInHand, GameNotActive, InvalidCard, NotYourTurn, Play
 from app.persistence.memory import MemoryUnitOfWork
-from app.services import audit, bots, games, playing, turns
+from app.services import audit, bots, games, playing, progress
 from app.services.creation import Player
 from app.services.errors import (
     Busy,
@@ -17,7 +17,7 @@ from app.services.errors import (
     Unauthorized,
     VersionMismatch,
 )
-from app.services.turns import execute
+from app.services.progress import execute
 
 from .support import FLOOR, HANDS, hand, play, two_humans
 
@@ -164,8 +164,8 @@ def test_two_units_of_work_saving_the_same_version_apply_once():
 
 def thinking_pauses(monkeypatch: pytest.MonkeyPatch, floor: float) -> list[float]:
     pauses: list[float] = []
-    monkeypatch.setattr(turns.THINKING, "floor", floor)
-    monkeypatch.setattr(turns.time, "sleep", pauses.append)
+    monkeypatch.setattr(progress.THINKING, "floor", floor)
+    monkeypatch.setattr(progress.time, "sleep", pauses.append)
     return pauses
 
 
