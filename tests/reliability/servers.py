@@ -50,6 +50,20 @@ def migrate(database_url: str) -> None:
     )
 
 
+@contextlib.contextmanager
+def migrated_postgres() -> Iterator[str]:
+    """A PostgreSQL database of its own, at the newest migration, dropped afterwards."""
+    from conftest import PostgresDatabase  # tests/conftest.py, on the path as the rootdir conftest
+
+    database = PostgresDatabase()
+    database.create()
+    try:
+        migrate(database.url)
+        yield database.url
+    finally:
+        database.drop()
+
+
 class Gunicorn:
     """``gunicorn -c gunicorn.conf.py app.asgi:app`` (``make run``'s entrance) on a free port,
     its log kept in a file; ``app.wsgi:app`` (the REST workers of a deployment) where a test

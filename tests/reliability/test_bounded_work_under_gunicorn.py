@@ -15,9 +15,8 @@ from typing import Any
 
 import pytest
 import requests
-from conftest import PostgresDatabase
 
-from .servers import Gunicorn, migrate
+from .servers import Gunicorn, migrate, migrated_postgres
 from .support import write_report
 
 pytestmark = pytest.mark.slow
@@ -125,13 +124,8 @@ def own_database_url(database_url: str, tmp_path: Path) -> Iterator[str]:
         migrate(url)
         yield url
         return
-    database = PostgresDatabase()
-    database.create()
-    try:
-        migrate(database.url)
-        yield database.url
-    finally:
-        database.drop()
+    with migrated_postgres() as url:
+        yield url
 
 
 def test_a_game_of_bots_alone_cut_off_by_a_crash_is_finished_by_the_next_server(

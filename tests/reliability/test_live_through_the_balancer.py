@@ -13,10 +13,9 @@ from typing import Any
 
 import pytest
 import requests
-from conftest import PostgresDatabase  # tests/conftest.py, on the path as the rootdir conftest
 
 from .balancer import HAProxy, haproxy
-from .servers import Gunicorn, fresh_sqlite, gunicorn, migrate
+from .servers import Gunicorn, fresh_sqlite, gunicorn, migrated_postgres
 from .support import bearer
 
 pytestmark = pytest.mark.slow
@@ -29,13 +28,8 @@ def database_url(request: pytest.FixtureRequest, tmp_path_factory: Any) -> Itera
         return
     if not request.getfixturevalue("postgres_server"):
         pytest.skip("no PostgreSQL server")
-    database = PostgresDatabase()
-    database.create()
-    try:
-        migrate(database.url)
-        yield database.url
-    finally:
-        database.drop()
+    with migrated_postgres() as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
