@@ -19,11 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from conftest import PostgresDatabase
 
 from .load import Http, SoloPlayer, Stats, assert_no_secret_in, audit_games, check_solo_players
 from .load import run_clients as run_all
-from .servers import Gunicorn, gunicorn, migrate
+from .servers import Gunicorn, gunicorn, migrated_postgres
 from .support import check_log, write_report
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
@@ -33,14 +32,11 @@ pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 def server(postgres_server: bool, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gunicorn]:
     if not postgres_server:
         pytest.skip("PostgreSQL is not running")
-    database = PostgresDatabase()
-    database.create()
-    try:
-        migrate(database.url)
-        with gunicorn(database.url, tmp_path_factory.mktemp("gunicorn"), workers=4) as running:
-            yield running
-    finally:
-        database.drop()
+    with (
+        migrated_postgres() as url,
+        gunicorn(url, tmp_path_factory.mktemp("gunicorn"), workers=4) as running,
+    ):
+        yield running
 
 
 @dataclass

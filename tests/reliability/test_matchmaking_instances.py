@@ -11,9 +11,8 @@ from typing import Any
 
 import pytest
 import requests
-from conftest import PostgresDatabase  # tests/conftest.py, on the path as the rootdir conftest
 
-from .servers import Gunicorn, migrate
+from .servers import gunicorn, migrated_postgres
 from .support import bearer
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
@@ -24,19 +23,13 @@ TIMEOUT = 30
 
 @pytest.fixture(scope="module")
 def two_instances(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[str]]:
-    database = PostgresDatabase()
-    database.create()
     log_dir = tmp_path_factory.mktemp("matchmaking")
-    servers = [Gunicorn(database.url, log_dir, workers=2) for _ in range(2)]
-    try:
-        migrate(database.url)
-        for server in servers:
-            server.start()
-        yield [server.url for server in servers]
-    finally:
-        for server in servers:
-            server.stop()
-        database.drop()
+    with (
+        migrated_postgres() as url,
+        gunicorn(url, log_dir, workers=2) as one,
+        gunicorn(url, log_dir, workers=2) as other,
+    ):
+        yield [one.url, other.url]
 
 
 def _player(base: str, number: int) -> dict[str, Any]:

@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 import requests
-from conftest import PostgresDatabase
 
-from .servers import Gunicorn, gunicorn, migrate
+from .servers import Gunicorn, gunicorn, migrated_postgres
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 GAMES = 4
@@ -27,15 +26,13 @@ def instances(
 ) -> Iterator[tuple[Gunicorn, Gunicorn]]:
     if not postgres_server:
         pytest.skip("PostgreSQL is not running")
-    database = PostgresDatabase()
-    database.create()
-    try:
-        migrate(database.url)
-        logs = tmp_path_factory.mktemp("gunicorn")
-        with gunicorn(database.url, logs, workers=1) as one, gunicorn(database.url, logs, 1) as two:
-            yield one, two
-    finally:
-        database.drop()
+    logs = tmp_path_factory.mktemp("gunicorn")
+    with (
+        migrated_postgres() as url,
+        gunicorn(url, logs, workers=1) as one,
+        gunicorn(url, logs, workers=1) as two,
+    ):
+        yield one, two
 
 
 def _auth(token: str) -> dict[str, str]:

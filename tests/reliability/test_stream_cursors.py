@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import requests
 
-from .servers import Gunicorn, fresh_sqlite, gunicorn
+from .servers import Gunicorn, fresh_sqlite, gunicorn, migrated_postgres
 from .support import bearer, write_report
 from .test_streams import Follower
 
@@ -44,19 +44,9 @@ def one_worker(
         return
     if not request.getfixturevalue("postgres_server"):
         pytest.skip("PostgreSQL is not running")
-    from conftest import PostgresDatabase
-
-    from .servers import migrate
-
-    database = PostgresDatabase()
-    database.create()
-    try:
-        migrate(database.url)
-        folder = tmp_path_factory.mktemp("stream-cursors-pg")
-        with gunicorn(database.url, folder, workers=1, env=env) as server:
-            yield server
-    finally:
-        database.drop()
+    folder = tmp_path_factory.mktemp("stream-cursors-pg")
+    with migrated_postgres() as url, gunicorn(url, folder, workers=1, env=env) as server:
+        yield server
 
 
 def _game(server: Gunicorn) -> tuple[str, str, dict[str, Any]]:

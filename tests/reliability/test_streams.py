@@ -21,7 +21,14 @@ import pytest
 import requests
 from api.sse import Sse, blocks, records
 
-from .servers import Gunicorn, PostgresCluster, gunicorn, migrate, postgres_cluster
+from .servers import (
+    Gunicorn,
+    PostgresCluster,
+    gunicorn,
+    migrate,
+    migrated_postgres,
+    postgres_cluster,
+)
 from .support import bearer
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
@@ -110,20 +117,13 @@ def whole_stream(server: Gunicorn, game_id: str) -> list[Sse]:
 def two_instances(tmp_path_factory: Any, postgres_server: bool) -> Iterator[list[Gunicorn]]:
     if not postgres_server:
         pytest.skip("PostgreSQL is not running")
-    from conftest import PostgresDatabase
-
-    database = PostgresDatabase()
-    database.create()
-    try:
-        migrate(database.url)
-        logs = tmp_path_factory.mktemp("streams")
-        with (
-            gunicorn(database.url, logs, workers=2) as one,
-            gunicorn(database.url, logs, workers=2) as other,
-        ):
-            yield [one, other]
-    finally:
-        database.drop()
+    logs = tmp_path_factory.mktemp("streams")
+    with (
+        migrated_postgres() as url,
+        gunicorn(url, logs, workers=2) as one,
+        gunicorn(url, logs, workers=2) as other,
+    ):
+        yield [one, other]
 
 
 def test_a_move_through_one_instance_reaches_a_stream_on_the_other_within_a_second(
