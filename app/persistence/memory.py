@@ -13,12 +13,20 @@ from datetime import UTC, datetime
 from app.persistence.memory_analyses import MemoryAnalysisRepository
 from app.persistence.memory_players import MemoryPlayerRepository, PlayerStore
 from app.persistence.memory_seeks import MemorySeekRepository
-from app.services.analyses import AnalysisRecord
 from app.services.errors import ConcurrentUpdate
 from app.services.log import EventRecord, RawEvent
-from app.services.model import ACTIVE, WAITING, GameRecord, GameSummary, Progress, Seat
-from app.services.seeks import SeekRecord
-from app.services.unit_of_work import AbstractUnitOfWork, GameRepository, StoredResult
+from app.services.model import (
+    ACTIVE,
+    WAITING,
+    AnalysisRecord,
+    GameRecord,
+    GameSummary,
+    Progress,
+    Seat,
+    SeekRecord,
+    StoredResult,
+)
+from app.services.ports import AbstractUnitOfWork, GameRepository
 
 
 @dataclass

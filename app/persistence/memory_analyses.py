@@ -6,8 +6,9 @@ from __future__ import annotations
 import copy
 from datetime import datetime
 
-from app.services.analyses import DONE, RUNNING, AnalysisRecord, AnalysisRepository
 from app.services.errors import ConcurrentUpdate
+from app.services.model import DONE, RUNNING, AnalysisRecord
+from app.services.ports import AnalysisRepository
 
 
 class MemoryAnalysisRepository(AnalysisRepository):

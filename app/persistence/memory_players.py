@@ -9,9 +9,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from app.services.errors import ConcurrentUpdate
-from app.services.model import ACTIVE, GameRecord
-from app.services.player_store import Outcome, PlayedGame, PlayerRecord, PlayerRepository
-from app.services.seeks import WAITING, SeekRecord
+from app.services.model import (
+    ACTIVE,
+    WAITING,
+    GameRecord,
+    Outcome,
+    PlayedGame,
+    PlayerRecord,
+    SeekRecord,
+)
+from app.services.ports import PlayerRepository
 
 
 @dataclass

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from app.services.errors import ConcurrentUpdate
-from app.services.seeks import EXPIRED, SeekRecord, SeekRepository
-from app.services.seeks import WAITING as SEEKING
+from app.services.model import EXPIRED, SeekRecord
+from app.services.model import WAITING as SEEKING
+from app.services.ports import SeekRepository
 
 
 class MemorySeekRepository(SeekRepository):

@@ -67,8 +67,7 @@ from app.persistence.statements import (
 )
 from app.persistence.stored_answers import packed, unpacked
 from app.services.errors import ConcurrentUpdate, Unavailable
-from app.services.model import GameRecord, Seat
-from app.services.unit_of_work import StoredResult
+from app.services.model import GameRecord, Seat, StoredResult
 
 _CURSOR = "basra_cursor"  # where a pooled connection keeps the cursor of ``_cursor``
 

@@ -38,8 +38,8 @@ from app.persistence.models import GAMES, IDEMPOTENT, SEATS
 from app.persistence.statements import storable
 from app.persistence.stored_answers import unpacked
 from app.services.log import EventRecord, RawEvent
-from app.services.model import ACTIVE, GameRecord, GameSummary, Progress
-from app.services.unit_of_work import GameRepository, StoredResult
+from app.services.model import ACTIVE, GameRecord, GameSummary, Progress, StoredResult
+from app.services.ports import GameRepository
 
 _PROGRESS = select(GAMES.c.status, GAMES.c.version, GAMES.c.score_0, GAMES.c.score_1).where(
     GAMES.c.id == bindparam("game_id")

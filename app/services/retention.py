@@ -19,7 +19,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from app.services.errors import ServiceError
-from app.services.unit_of_work import AbstractUnitOfWork
+from app.services.ports import AbstractUnitOfWork
 
 log = logging.getLogger("basra.retention")
 
