@@ -53,9 +53,8 @@ from harness import BIN, percentile, psql  # bench/harness.py
 from app.engine.bots import choose_card
 from app.engine.views import observe
 from app.persistence.compacted_logs import FORMAT, _text, _varint, compacted
-from app.persistence.json_codec import json_text
 from app.persistence.memory import MemoryUnitOfWork
-from app.persistence.statements import game_row
+from app.persistence.statements import game_row, json_text
 from app.services.access import hash_token, new_token
 from app.services.creation import Player
 from app.services.games import create_game

@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict
 
-from app.persistence.json_codec import json_text
 from app.persistence.notifications import CHANNEL, notice_text
 from app.persistence.statements import (
     CHANGING_COLUMNS,
@@ -27,6 +26,7 @@ from app.persistence.statements import (
     SEAT_COLUMNS,
     assignment,
     insert_result,
+    json_text,
 )
 from app.services.log import EventRecord
 from app.services.model import GameRecord
