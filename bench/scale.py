@@ -7,7 +7,7 @@ writes them: matches of a human seat playing the greedy bot's cards against the 
 under a new id with its hash chain computed again for that id (copies share deals and times,
 never ids). A finished game is stored as the sweep leaves it once its log is compacted and its
 stored answers have expired: its row, its seats and its compacted log
-(app/persistence/log_compaction.py). The base holds 10,000 active games (their logs in rows),
+(app/persistence/compacted_logs.py). The base holds 10,000 active games (their logs in rows),
 200 waiting public ones and --read-base finished ones; a copy of it (`basra_scale_0`) is the
 database at N = 0. Everything is written with COPY, by --fill-workers processes.
 

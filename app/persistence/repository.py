@@ -32,8 +32,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import SQLAlchemyError
 
+from app.persistence.compacted_logs import compact_logs, log_query, stored_log
 from app.persistence.game_list import games_page
-from app.persistence.log_compaction import compact_logs, log_query, stored_log
 from app.persistence.models import GAMES, IDEMPOTENT, SEATS
 from app.persistence.statements import storable
 from app.persistence.stored_answers import unpacked
