@@ -29,8 +29,8 @@ from sqlalchemy import text
 from app.engine import observe
 from app.engine.bots import choose_card
 from app.persistence import Database, SqlUnitOfWork
-from app.persistence.json_codec import json_bytes
 from app.persistence.schema import migrate_database
+from app.persistence.statements import json_bytes
 from app.services.creation import Player
 from app.services.games import create_game
 from app.services.playing import PlayCard, play_card

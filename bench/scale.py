@@ -7,7 +7,7 @@ writes them: matches of a human seat playing the greedy bot's cards against the 
 under a new id with its hash chain computed again for that id (copies share deals and times,
 never ids). A finished game is stored as the sweep leaves it once its log is compacted and its
 stored answers have expired: its row, its seats and its compacted log
-(app/persistence/log_compaction.py). The base holds 10,000 active games (their logs in rows),
+(app/persistence/compacted_logs.py). The base holds 10,000 active games (their logs in rows),
 200 waiting public ones and --read-base finished ones; a copy of it (`basra_scale_0`) is the
 database at N = 0. Everything is written with COPY, by --fill-workers processes.
 
@@ -53,9 +53,8 @@ from harness import BIN, percentile, psql  # bench/harness.py
 from app.engine.bots import choose_card
 from app.engine.views import observe
 from app.persistence.compacted_logs import FORMAT, _text, _varint, compacted
-from app.persistence.json_codec import json_text
 from app.persistence.memory import MemoryUnitOfWork
-from app.persistence.statements import game_row
+from app.persistence.statements import game_row, json_text
 from app.services.access import hash_token, new_token
 from app.services.creation import Player
 from app.services.games import create_game

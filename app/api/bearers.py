@@ -28,8 +28,8 @@ from app.api.errors import ApiError
 from app.api.requests import bearer_token, unit_of_work
 from app.services import players
 from app.services.access import Bearer
+from app.services.model import PlayerRecord
 from app.services.names import NameRefused, normal_name, reads_as_bot
-from app.services.player_store import PlayerRecord
 
 HMAC_ALGORITHMS = frozenset({"HS256", "HS384", "HS512"})
 DEFAULT_MAX_LIFETIME = 86_400  # seconds: PLAYER_JWT_MAX_LIFETIME

@@ -12,8 +12,8 @@ from app.api.games import blp
 from app.api.limits import analysis_refusal
 from app.api.requests import clock_now, unit_of_work
 from app.services import analysis
-from app.services.analyses import DONE
 from app.services.errors import Backlogged
+from app.services.model import DONE
 
 RETRY_SECONDS = 1  # a running analysis's Retry-After: a slice of moves takes about that long
 RETRY_HEADER = {"Retry-After": {"description": "Seconds to wait before asking again",

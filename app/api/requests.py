@@ -17,7 +17,7 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from app.api.errors import ApiError
 from app.api.schema_fields import NO_NUL_PATTERN
 from app.config import MAX_BODY_BYTES
-from app.services.unit_of_work import AbstractUnitOfWork
+from app.services.ports import AbstractUnitOfWork
 
 _BEARER = re.compile(r"^\s*Bearer\s+(\S+)\s*$", re.IGNORECASE)
 # A version as If-Match / If-None-Match carry it ("12", W/"12", 12) or "*"; ASCII digits only.

@@ -7,7 +7,7 @@ from flask.views import MethodView
 from app.api import request_schemas, rules_schemas
 from app.api.blueprints import Answer, ApiBlueprint
 from app.engine.catalog import game_setup
-from app.services.player_store import bot_player_id
+from app.services.model import bot_player_id
 
 blp = ApiBlueprint("rules", __name__, url_prefix="/rules", description="Game setup", paths=("",))
 

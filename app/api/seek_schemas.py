@@ -9,7 +9,8 @@ from marshmallow import Schema, fields, validate
 from app.api.request_schemas import EffectiveRulesSchema, QuerySchema, RulesSchema
 from app.api.schema_fields import SEAT, StrictBoolean, StrictSchema, WholeNumber
 from app.engine import PLAYER_COUNTS
-from app.services.seeks import SEEK_SECONDS, SEEK_STATUSES, SeekRecord
+from app.services.model import SEEK_STATUSES, SeekRecord
+from app.services.seeks import SEEK_SECONDS
 
 MAX_WAIT_SECONDS = 30  # the longest a GET /seeks/{id}?wait= holds its answer
 

@@ -18,10 +18,10 @@ from app.api.seek_schemas import SeekOutSchema, SeekQuerySchema, SeekSchema, see
 from app.background.matchmaker import Matchmaker
 from app.live.handoff import HANDOFF, Handoff, SeekWait
 from app.live.stream_slots import NoSlot, StreamSlots
-from app.services import seeking
+from app.services import seeks as seeking
 from app.services.errors import Unauthorized
+from app.services.model import WAITING, SeekRecord
 from app.services.ratings import rating_of
-from app.services.seeks import WAITING, SeekRecord
 
 blp = Blueprint(
     "seeks",

@@ -20,7 +20,7 @@ from datetime import datetime
 from app.background.sweeper import Sweeper
 from app.live.seek_waits import SeekWaits
 from app.services.matchmaking import bot_players, pair_seeks
-from app.services.unit_of_work import AbstractUnitOfWork
+from app.services.ports import AbstractUnitOfWork
 
 log = logging.getLogger("basra.matchmaking")
 _KIND_MEMORY = 60.0  # seconds a kind's latest pass is remembered

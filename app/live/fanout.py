@@ -14,7 +14,7 @@ from app.live import feed
 from app.live.channel import Channel
 from app.live.feed import Page
 from app.live.news import Listen, News
-from app.services.unit_of_work import AbstractUnitOfWork
+from app.services.ports import AbstractUnitOfWork
 
 log = logging.getLogger("app.live.hub")  # one logger for the hub, whichever module writes
 

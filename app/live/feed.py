@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from app.live.records import GameFacts, Record, record_of
 from app.services.errors import NotFound
 from app.services.model import ACTIVE, WAITING
-from app.services.unit_of_work import AbstractUnitOfWork
+from app.services.ports import AbstractUnitOfWork
 
 PAGE = 500  # events read at once; a long match has a few hundred
 

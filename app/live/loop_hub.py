@@ -34,8 +34,8 @@ from app.live.notices import parse_notice
 from app.live.records import Record
 from app.persistence.notifications import CHANNEL, listen_async
 from app.persistence.seeks import SEEK_CHANNEL
-from app.services.seeks import WAITING
-from app.services.unit_of_work import AbstractUnitOfWork
+from app.services.model import WAITING
+from app.services.ports import AbstractUnitOfWork
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import Protocol
 
 from app.live.news import Listen, NoticeSource
-from app.services.seeks import WAITING
+from app.services.model import WAITING
 
 log = logging.getLogger(__name__)
 

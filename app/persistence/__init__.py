@@ -1,5 +1,5 @@
 """Maps games, seats and the event log to tables, and nothing else: the SQLAlchemy side of
-the services' repository and unit of work (``app.services.unit_of_work``)."""
+the services' repository and unit of work (``app.services.ports``)."""
 
 from app.persistence.database import Database
 from app.persistence.models import Base, EventRow, GameRow, IdempotentResponseRow, SeatRow

@@ -19,7 +19,8 @@ from app.persistence.models import ANALYSES
 from app.persistence.repository import SqlGameRepository
 from app.persistence.sqlite import SqliteGameRepository
 from app.persistence.statements import storable, utc
-from app.services.analyses import DONE, RUNNING, AnalysisRecord, AnalysisRepository
+from app.services.model import DONE, RUNNING, AnalysisRecord
+from app.services.ports import AnalysisRepository
 
 _FIELDS = tuple(field.name for field in fields(AnalysisRecord))
 _INSERT = insert(ANALYSES)

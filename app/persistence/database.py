@@ -9,11 +9,11 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.config import sqlite_path
-from app.persistence.json_codec import json_bytes, json_text
 from app.persistence.liveness import drop_dead_connections
 from app.persistence.postgres import PostgresGameRepository
 from app.persistence.repository import SqlGameRepository
 from app.persistence.sqlite import SqliteGameRepository
+from app.persistence.statements import json_bytes, json_text
 from app.persistence.write_gate import WriteGate
 
 

@@ -1,24 +1,54 @@
-"""The repository and unit of work in memory: what service tests (and anything else that
-needs games without a database) run on. Same contract as the SQL ones: a transaction's
-writes land on commit only, and a stale save is a ``ConcurrentUpdate``."""
+"""The unit of work in memory, with a repository of each port (games, players, seeks,
+analyses): what service tests (and anything else that needs games without a database) run on.
+Same contract as the SQL ones: a transaction's writes land on commit only, and what a database
+would refuse (a stale save, a rating written over another, a second waiting seek of one player,
+a seek settled twice, a lease taken twice) is a ``ConcurrentUpdate``."""
 
 from __future__ import annotations
 
 import copy
 import json
+from collections import Counter
 from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from app.persistence.memory_analyses import MemoryAnalysisRepository
-from app.persistence.memory_players import MemoryPlayerRepository, PlayerStore
-from app.persistence.memory_seeks import MemorySeekRepository
-from app.services.analyses import AnalysisRecord
 from app.services.errors import ConcurrentUpdate
 from app.services.log import EventRecord, RawEvent
-from app.services.model import ACTIVE, WAITING, GameRecord, GameSummary, Progress, Seat
-from app.services.seeks import SeekRecord
-from app.services.unit_of_work import AbstractUnitOfWork, GameRepository, StoredResult
+from app.services.model import (
+    ACTIVE,
+    DONE,
+    EXPIRED,
+    RUNNING,
+    WAITING,
+    AnalysisRecord,
+    GameRecord,
+    GameSummary,
+    Outcome,
+    PlayedGame,
+    PlayerRecord,
+    Progress,
+    Seat,
+    SeekRecord,
+    StoredResult,
+)
+from app.services.ports import (
+    AbstractUnitOfWork,
+    AnalysisRepository,
+    GameRepository,
+    PlayerRepository,
+    SeekRepository,
+)
+
+
+@dataclass
+class PlayerStore:
+    """Committed players, and who each bearer token (by hash) or subject is."""
+
+    players: dict[str, PlayerRecord] = field(default_factory=dict)
+    keys: dict[str, str] = field(default_factory=dict)  # "token:<hash>" | "subject:<sub>" -> id
+    made: dict[str, datetime] = field(default_factory=dict)  # when each player was made
+    forgotten: set[str] = field(default_factory=set)  # deleted by this transaction
 
 
 @dataclass
@@ -32,6 +62,46 @@ class Store:
     players: PlayerStore = field(default_factory=PlayerStore)
     seeks: dict[str, SeekRecord] = field(default_factory=dict)
     analyses: dict[str, AnalysisRecord] = field(default_factory=dict)
+
+
+class MemoryUnitOfWork(AbstractUnitOfWork):
+    def __init__(self, store: Store | None = None) -> None:
+        self.store = store if store is not None else Store()
+        self.games: MemoryGameRepository = MemoryGameRepository(self.store)
+        self.players: MemoryPlayerRepository = MemoryPlayerRepository(
+            self.store.players, self.store.games, self.store.seeks
+        )
+        self.seeks: MemorySeekRepository = MemorySeekRepository(self.store.seeks)
+        self.analyses: MemoryAnalysisRepository = MemoryAnalysisRepository(self.store.analyses)
+        self.commits = 0
+
+    def __enter__(self) -> MemoryUnitOfWork:
+        self.games = MemoryGameRepository(self.store)
+        self.players = MemoryPlayerRepository(
+            self.store.players, self.store.games, self.store.seeks
+        )
+        self.seeks = MemorySeekRepository(self.store.seeks)
+        self.analyses = MemoryAnalysisRepository(self.store.analyses)
+        return self
+
+    def commit(self) -> None:
+        self.seeks.commit()  # first: it may refuse, and then nothing is written
+        self.analyses.commit()
+        self.players.commit()
+        self.games.commit()
+        self.commits += 1
+
+    def rollback(self) -> None:
+        self.games.pending = Store()
+        self.players.pending = PlayerStore()
+        self.seeks.pending = {}
+        self.analyses.pending, self.analyses.added, self.analyses.claimed = {}, set(), {}
+
+    def ping(self) -> None:
+        return None
+
+    def schema_revisions(self) -> tuple[frozenset[str], frozenset[str]]:
+        return frozenset(), frozenset()  # nothing to migrate in memory
 
 
 class MemoryGameRepository(GameRepository):
@@ -170,44 +240,237 @@ class MemoryGameRepository(GameRepository):
         self.pending = Store()
 
 
-class MemoryUnitOfWork(AbstractUnitOfWork):
-    def __init__(self, store: Store | None = None) -> None:
-        self.store = store if store is not None else Store()
-        self.games: MemoryGameRepository = MemoryGameRepository(self.store)
-        self.players: MemoryPlayerRepository = MemoryPlayerRepository(
-            self.store.players, self.store.games, self.store.seeks
-        )
-        self.seeks: MemorySeekRepository = MemorySeekRepository(self.store.seeks)
-        self.analyses: MemoryAnalysisRepository = MemoryAnalysisRepository(self.store.analyses)
-        self.commits = 0
+class MemoryPlayerRepository(PlayerRepository):
+    def __init__(
+        self,
+        store: PlayerStore,
+        games: dict[str, GameRecord],
+        seeks: dict[str, SeekRecord] | None = None,
+    ) -> None:
+        self.store = store
+        self.pending = PlayerStore()
+        self.game_rows = games
+        self.seek_rows = seeks if seeks is not None else {}
 
-    def __enter__(self) -> MemoryUnitOfWork:
-        self.games = MemoryGameRepository(self.store)
-        self.players = MemoryPlayerRepository(
-            self.store.players, self.store.games, self.store.seeks
-        )
-        self.seeks = MemorySeekRepository(self.store.seeks)
-        self.analyses = MemoryAnalysisRepository(self.store.analyses)
-        return self
+    def add(self, player: PlayerRecord, token_hash: str | None, subject: str | None) -> None:
+        keys = [f"token:{token_hash}"] if token_hash else []
+        keys += [f"subject:{subject}"] if subject else []
+        if self.get(player.id) is not None or any(self._key(key) for key in keys):
+            raise ConcurrentUpdate(player.id)
+        self.pending.players[player.id] = copy.copy(player)
+        self.pending.keys.update(dict.fromkeys(keys, player.id))
+        self.pending.made[player.id] = datetime.now(UTC)
+
+    def get(self, player_id: str, for_update: bool = False) -> PlayerRecord | None:
+        found = self.pending.players.get(player_id) or self.store.players.get(player_id)
+        return copy.copy(found) if found is not None else None
+
+    def _key(self, key: str) -> str | None:
+        return self.pending.keys.get(key) or self.store.keys.get(key)
+
+    def id_of_token(self, token_hash: str) -> str | None:
+        return self._key(f"token:{token_hash}")
+
+    def id_of_subject(self, subject: str) -> str | None:
+        return self._key(f"subject:{subject}")
+
+    def rename(self, player_id: str, name: str) -> None:
+        player = self.get(player_id)
+        if player is not None:
+            player.name = name
+            self.pending.players[player.id] = player
+
+    def record(self, outcome: Outcome) -> None:
+        player = self.get(outcome.player_id)
+        if player is None:
+            raise ConcurrentUpdate(outcome.player_id)
+        if outcome.rating is not None:
+            if player.rated_games != outcome.seen_rated_games:
+                raise ConcurrentUpdate(outcome.player_id)
+            player.mu, player.sigma = outcome.rating
+            player.rated_games += 1
+        player.played += 1
+        setattr(player, outcome.result, getattr(player, outcome.result) + 1)
+        self.pending.players[player.id] = player
+
+    def games(
+        self, player_id: str, status: str | None, limit: int, before: tuple[datetime, str] | None
+    ) -> list[PlayedGame]:
+        held = [
+            PlayedGame(game.id, seat.seat, game.created_at, game.status, game.winner, game.rated,
+                       game.ratings, game.updated_at, list(game.state.scores),
+                       game.state.turn if game.status == ACTIVE else None,
+                       copy.deepcopy(game.seats))
+            for game in self.game_rows.values()
+            for seat in game.seats
+            if seat.player_id == player_id and (status is None or game.status == status)
+        ]  # fmt: skip
+        held.sort(key=lambda played: (played.created_at, played.game_id), reverse=True)
+        if before is not None:
+            held = [played for played in held if (played.created_at, played.game_id) < before]
+        return held[:limit]
+
+    def best(self, limit: int, least_rated_games: int) -> Sequence[PlayerRecord]:
+        rated = [p for p in self.store.players.values()
+                 if p.rated_games >= least_rated_games and p.bot is None]  # fmt: skip
+        return sorted(rated, key=lambda player: (-player.mu, player.id))[:limit]
+
+    def forget_guests(self, before: datetime, limit: int) -> int:
+        seated = {seat.player_id for game in self.game_rows.values() for seat in game.seats}
+        seeking = {s.player_id for s in self.seek_rows.values() if s.status == WAITING}
+        guests = {pid for key, pid in self.store.keys.items() if key.startswith("token:")}
+        idle = sorted((made, pid) for pid, made in self.store.made.items()
+                      if pid in guests and made < before and pid not in seated | seeking
+                      and self.store.players[pid].played == 0)  # fmt: skip
+        self.pending.forgotten |= {pid for _, pid in idle[:limit]}
+        return len(idle[:limit])
 
     def commit(self) -> None:
-        self.seeks.commit()  # first: it may refuse, and then nothing is written
-        self.analyses.commit()
-        self.players.commit()
-        self.games.commit()
-        self.commits += 1
+        for player_id, player in self.pending.players.items():
+            stored = self.store.players.get(player_id)
+            if stored is not None and stored.rated_games > player.rated_games:
+                raise ConcurrentUpdate(player_id)  # rated by another transaction meanwhile
+        self.store.players.update(self.pending.players)
+        self.store.keys.update(self.pending.keys)
+        self.store.made.update(self.pending.made)
+        for pid in self.pending.forgotten:
+            del self.store.players[pid], self.store.made[pid]
+            self.store.keys = {key: held for key, held in self.store.keys.items() if held != pid}
+        self.pending = PlayerStore()
 
-    def rollback(self) -> None:
-        self.games.pending = Store()
-        self.players.pending = PlayerStore()
-        self.seeks.pending = {}
-        self.analyses.pending, self.analyses.added, self.analyses.claimed = {}, set(), {}
 
-    def ping(self) -> None:
-        return None
+class MemorySeekRepository(SeekRepository):
+    """Seeks as committed, and this transaction's writes aside; ``commit`` refuses what a
+    database would (a second waiting seek of one player, a seek settled twice)."""
 
-    def schema_revisions(self) -> tuple[frozenset[str], frozenset[str]]:
-        return frozenset(), frozenset()  # nothing to migrate in memory
+    def __init__(self, seeks: dict[str, SeekRecord]) -> None:
+        self.committed = seeks
+        self.pending: dict[str, SeekRecord] = {}
+
+    def add(self, seek: SeekRecord) -> None:
+        self.pending[seek.id] = copy.deepcopy(seek)
+
+    def get(self, seek_id: str) -> SeekRecord | None:
+        seek = self.pending.get(seek_id) or self.committed.get(seek_id)
+        return copy.deepcopy(seek)
+
+    def waiting_of(self, player_id: str) -> SeekRecord | None:
+        return next((s for s in self._waiting() if s.player_id == player_id), None)
+
+    def pairable(self, limit: int, kind: str | None = None) -> list[SeekRecord]:
+        waiting = self._waiting()
+        kinds = Counter(seek.kind for seek in waiting)
+        if kind is None:
+            found = [seek for seek in waiting if kinds[seek.kind] > 1]
+        else:
+            found = [seek for seek in waiting if seek.kind == kind]
+        return [copy.deepcopy(seek) for seek in found[:limit]]
+
+    def due_for_bots(self, now: datetime, limit: int, kind: str | None = None) -> list[SeekRecord]:
+        due = [seek for seek in self._waiting() if seek.bots_at is not None
+               and seek.bots_at <= now and kind in (None, seek.kind)]  # fmt: skip
+        due.sort(key=lambda seek: (seek.bots_at, seek.id))
+        return [copy.deepcopy(seek) for seek in due[:limit]]
+
+    def expire(self, now: datetime) -> list[str]:
+        ids = [seek.id for seek in self._waiting() if seek.expires_at <= now]
+        for seek_id in ids:
+            self.settle(seek_id, EXPIRED, now)
+        return ids
+
+    def count_waiting(self) -> int:
+        return len(self._waiting())
+
+    def _waiting(self) -> list[SeekRecord]:
+        """The waiting seeks as this transaction sees them, the oldest first (not copies)."""
+        seeks = {**self.committed, **self.pending}.values()
+        return sorted((s for s in seeks if s.status == WAITING), key=lambda s: (s.created_at, s.id))
+
+    def statuses(self, seek_ids: Sequence[str]) -> dict[str, str]:
+        seeks = self.committed
+        return {seek_id: seeks[seek_id].status for seek_id in seek_ids if seek_id in seeks}
+
+    def lock_pairing(self) -> None:
+        return None  # one process: its passes run one after another
+
+    def settle(self, seek_id: str, status: str, now: datetime, game_id: str | None = None,
+               seat: int | None = None) -> None:  # fmt: skip
+        seek = self.get(seek_id)
+        if seek is None or seek.status != WAITING:
+            raise ConcurrentUpdate(seek_id)
+        seek.status, seek.settled_at, seek.game_id, seek.seat = status, now, game_id, seat
+        self.pending[seek_id] = seek
+
+    def commit(self) -> None:
+        for seek in self.pending.values():
+            stored = self.committed.get(seek.id)
+            if stored is not None and stored.status != WAITING:
+                raise ConcurrentUpdate(seek.id)  # settled by another transaction first
+            if seek.status == WAITING and any(
+                other.player_id == seek.player_id and other.status == WAITING
+                and other.id != seek.id for other in self.committed.values()
+            ):  # fmt: skip
+                raise ConcurrentUpdate(seek.player_id)  # the one-waiting-seek index
+        self.committed.update(self.pending)
+        self.pending = {}
+
+
+class MemoryAnalysisRepository(AnalysisRepository):
+    def __init__(self, analyses: dict[str, AnalysisRecord]) -> None:
+        self.committed = analyses
+        self.pending: dict[str, AnalysisRecord] = {}
+        self.added: set[str] = set()
+        self.claimed: dict[str, int] = {}  # game -> its claims when this transaction read it
+
+    def get(self, game_id: str) -> AnalysisRecord | None:
+        found = self.pending.get(game_id) or self.committed.get(game_id)
+        return copy.deepcopy(found)
+
+    def add(self, record: AnalysisRecord) -> None:
+        if record.game_id in self.committed or record.game_id in self.pending:
+            raise ConcurrentUpdate(record.game_id)
+        self.pending[record.game_id] = copy.deepcopy(record)
+        self.added.add(record.game_id)
+
+    def claim(self, game_id: str, owner: str, now: datetime, until: datetime) -> bool:
+        record = self.get(game_id)
+        if record is None or not record.unclaimed(now):
+            return False
+        self.claimed[game_id] = record.claims
+        record.owner, record.lease_until, record.updated_at = owner, until, now
+        record.claims += 1
+        self.pending[game_id] = record
+        return True
+
+    def progress(self, game_id: str, owner: str, done: int, until: datetime) -> bool:
+        record = self._held(game_id, owner)
+        if record is not None:
+            record.done, record.lease_until = done, until
+        return record is not None
+
+    def finish(self, game_id: str, owner: str, result: bytes, now: datetime) -> bool:
+        record = self._held(game_id, owner)
+        if record is not None:
+            record.status, record.result, record.updated_at = DONE, result, now
+            record.owner = record.lease_until = None
+        return record is not None
+
+    def _held(self, game_id: str, owner: str) -> AnalysisRecord | None:
+        record = self.get(game_id)
+        if record is None or record.owner != owner or record.status != RUNNING:
+            return None
+        self.pending[game_id] = record
+        return record
+
+    def commit(self) -> None:
+        for game_id in self.added:
+            if game_id in self.committed:
+                raise ConcurrentUpdate(game_id)  # the primary key
+        for game_id, claims in self.claimed.items():
+            if self.committed[game_id].claims != claims:
+                raise ConcurrentUpdate(game_id)  # another claim committed first
+        self.committed.update(self.pending)
+        self.pending, self.added, self.claimed = {}, set(), {}
 
 
 def _loaded(game: GameRecord) -> GameRecord:

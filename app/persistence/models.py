@@ -233,8 +233,8 @@ class SeekRow(Base):
 
     __table_args__ = (
         Index("ix_seeks_status_created", "status", "created_at"),
-        # What a pass reads (services/seeks.py): the waiting seeks' kinds, the seeks due for
-        # bots, the seeks out of time; each index holds the waiting seeks alone.
+        # What a pass reads (services/ports.py: SeekRepository): the waiting seeks' kinds, the
+        # seeks due for bots, the seeks out of time; each index holds the waiting seeks alone.
         Index(
             "ix_seeks_waiting_kind",
             "kind",
@@ -261,7 +261,7 @@ class SeekRow(Base):
 
 
 class AnalysisRow(Base):
-    """A finished game's analysis (services/analyses.py): its progress and lease while it is
+    """A finished game's analysis (services/analysis.py): its progress and lease while it is
     computed, then its result, compressed. It goes with its game."""
 
     __tablename__ = "analyses"

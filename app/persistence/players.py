@@ -15,8 +15,8 @@ from app.persistence.models import GAMES, SEATS, PlayerRow, SeekRow
 from app.persistence.repository import SqlGameRepository
 from app.persistence.statements import now, storable, utc
 from app.services.errors import ConcurrentUpdate
-from app.services.model import ACTIVE, Seat
-from app.services.player_store import Outcome, PlayedGame, PlayerRecord, PlayerRepository
+from app.services.model import ACTIVE, Outcome, PlayedGame, PlayerRecord, Seat
+from app.services.ports import PlayerRepository
 
 PLAYERS: Table = PlayerRow.__table__  # type: ignore[assignment]
 _RECORD = ("id", "name", "bot", "mu", "sigma", "rated_games", "played", "won", "lost", "drawn")

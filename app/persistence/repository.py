@@ -32,14 +32,14 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import SQLAlchemyError
 
+from app.persistence.compacted_logs import compact_logs, log_query, stored_log
 from app.persistence.game_list import games_page
-from app.persistence.log_compaction import compact_logs, log_query, stored_log
 from app.persistence.models import GAMES, IDEMPOTENT, SEATS
 from app.persistence.statements import storable
 from app.persistence.stored_answers import unpacked
 from app.services.log import EventRecord, RawEvent
-from app.services.model import ACTIVE, GameRecord, GameSummary, Progress
-from app.services.unit_of_work import GameRepository, StoredResult
+from app.services.model import ACTIVE, GameRecord, GameSummary, Progress, StoredResult
+from app.services.ports import GameRepository
 
 _PROGRESS = select(GAMES.c.status, GAMES.c.version, GAMES.c.score_0, GAMES.c.score_1).where(
     GAMES.c.id == bindparam("game_id")

@@ -25,14 +25,8 @@ from app.persistence.repository import SqlGameRepository
 from app.persistence.sqlite import SqliteGameRepository
 from app.persistence.statements import storable, utc
 from app.services.errors import ConcurrentUpdate
-from app.services.seeks import (
-    EXPIRED,
-    MATCHED,
-    WAITING,
-    MatchedSeat,
-    SeekRecord,
-    SeekRepository,
-)
+from app.services.model import EXPIRED, MATCHED, WAITING, MatchedSeat, SeekRecord
+from app.services.ports import SeekRepository
 
 SEEKS: Table = SeekRow.__table__  # type: ignore[assignment]
 SEEK_CHANNEL = "basra_seeks"  # NOTIFY ``<seek id>:1`` once a seek stops waiting

@@ -43,8 +43,7 @@ from app.persistence.stored_answers import packed
 from app.persistence.write_gate import WriteGate
 from app.services.errors import ConcurrentUpdate, Unavailable
 from app.services.log import EventRecord
-from app.services.model import GameRecord, Seat
-from app.services.unit_of_work import StoredResult
+from app.services.model import GameRecord, Seat, StoredResult
 
 # json_group_array cannot order what it gathers before SQLite 3.44: the seats are sorted after.
 _LOAD = (

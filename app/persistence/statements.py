@@ -1,5 +1,5 @@
 """What the games repository of each database reads and writes alike: the columns of a move's
-statements, the text they share, and a game's state as it is stored.
+statements, the text they share, and a game's state as it is stored, its JSON text included.
 
 Each database sends a move's statements as its driver takes them (postgres.py, sqlite.py); the
 columns and the text they agree on are written here once, so that a new column is added in one
@@ -12,7 +12,10 @@ from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
+
 from app.services.model import GameRecord, rounds_text
+from app.services.ready_json import ready_json_default
 
 # The columns of a game's row that the record holds as they are.
 RECORD_COLUMNS = ("id", "status", "version", "server_seed", "commitment", "client_seed",
@@ -33,6 +36,18 @@ RESULT_COLUMNS = ("game_id", "seat", "key", "request_hash", "answer", "created_a
 _KEPT_WHEN_NONE = frozenset({"rounds"})
 
 Placeholder = Callable[[str], str]  # a parameter's name -> its place in the driver's text
+
+
+def json_bytes(value: Any) -> bytes:
+    """How snapshots and log entries become JSON: orjson, several times faster than the
+    standard library on every move's snapshot (docs/performance.md), with the same documents."""
+    # Keys that are not strings become strings, as the standard library's json.dumps does.
+    # A view's stored rounds (a ReadyJson) are written as the JSON text they are.
+    return orjson.dumps(value, default=ready_json_default, option=orjson.OPT_NON_STR_KEYS)
+
+
+def json_text(value: Any) -> str:
+    return json_bytes(value).decode()
 
 
 def assignment(name: str, parameter: str) -> str:

@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from app.persistence.json_codec import json_bytes
+from app.persistence.statements import json_bytes
 
 FORMAT = 1
 # An answer of a two-player match against a bot with a turn clock, with a four-player game's

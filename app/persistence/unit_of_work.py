@@ -25,7 +25,7 @@ from app.persistence.repository import SqlGameRepository
 from app.persistence.schema import current_revisions, newest_revisions
 from app.persistence.seeks import SqlSeekRepository
 from app.services.errors import ConcurrentUpdate, Unavailable
-from app.services.unit_of_work import AbstractUnitOfWork
+from app.services.ports import AbstractUnitOfWork
 
 # What PostgreSQL and SQLite say when a transaction lost a race for a lock.
 _LOCK_WORDS = ("locked", "busy", "could not serialize", "deadlock")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from app.services.errors import Forbidden, NotFound, Unauthorized
 from app.services.model import GameRecord
-from app.services.unit_of_work import AbstractUnitOfWork
+from app.services.ports import AbstractUnitOfWork
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,12 @@
 """A finished game reviewed by the expert (API.md item 24): asked for, computed once in the
 background, stored with the game, served from there.
 
-``analysis`` reads it (409 while the game is on); ``open_analysis`` makes its row the first
-time (``running``, with the number of moves to judge); ``analyse`` is what a background worker
-runs: it takes the lease (``analyses.py``), has the judged moves computed a slice at a time,
+One row a game (model.py's ``AnalysisRecord``), made by the first request for it: ``running``
+with its progress (``done`` of ``total`` judged moves) until the worker that holds its lease
+stores the result and marks it ``done``. ``analysis`` reads it (409 while the game is on);
+``open_analysis`` makes its row the first time, with the number of moves to judge; ``analyse``
+is what a background worker runs: it takes the lease (ports.py's ``AnalysisRepository`` says
+how one process among many gets it), has the judged moves computed a slice at a time,
 renewing the lease and recording the progress after each, and stores the result compressed.
 What judges a move is the engine's (``app/engine/bots/analysis.py``), from the seat's own view
 alone; this module only feeds it the log and keeps what it says.
@@ -20,11 +23,10 @@ from typing import Any
 
 from app.engine.bots.analysis import count_positions
 from app.services.access import load
-from app.services.analyses import DONE, RUNNING, AnalysisRecord
 from app.services.errors import ConcurrentUpdate, ServiceError
-from app.services.model import GameRecord
+from app.services.model import DONE, RUNNING, AnalysisRecord, GameRecord
+from app.services.ports import AbstractUnitOfWork
 from app.services.progress import utc_now
-from app.services.unit_of_work import AbstractUnitOfWork
 from app.services.verification import parsed
 
 LEASE_SECONDS = 60.0  # a worker that records no progress for this long has died: another may

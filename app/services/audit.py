@@ -26,8 +26,8 @@ from app.services.log import (
     replay_log,
 )
 from app.services.model import ACTIVE, CANCELLED, FINISHED, GameRecord
+from app.services.ports import AbstractUnitOfWork
 from app.services.progress import load_settled, utc_now
-from app.services.unit_of_work import AbstractUnitOfWork
 from app.services.verification import from_log, parsed, start_state, verify_log
 from app.services.views import complete_view, game_view
 

@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 from app.services.access import load
 from app.services.errors import Busy
 from app.services.model import ACTIVE
+from app.services.ports import AbstractUnitOfWork, retrying
 from app.services.progress import advance, save
-from app.services.unit_of_work import AbstractUnitOfWork, retrying
 
 # A game of bots alone that has not changed for this long is nobody's: any process may claim it.
 STALE_SECONDS = 10.0

@@ -17,8 +17,7 @@ from app.engine.rules import check_can_score
 from app.services.access import hash_token, new_token
 from app.services.errors import AlreadySeated, InvalidRequest
 from app.services.log import GAME_CREATED, GENESIS_HASH
-from app.services.model import WAITING, GameRecord, Seat
-from app.services.player_store import bot_player_id
+from app.services.model import WAITING, GameRecord, Seat, bot_player_id
 
 
 @dataclass(frozen=True, slots=True)

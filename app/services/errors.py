@@ -80,4 +80,4 @@ class Backlogged(ServiceError):
 
 class ConcurrentUpdate(Exception):
     """Another transaction changed the game first: not a refusal, a reason to retry
-    (``unit_of_work.retrying``). The persistence layer raises it for every lost race."""
+    (``ports.retrying``). The persistence layer raises it for every lost race."""

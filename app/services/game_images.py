@@ -43,8 +43,8 @@ from typing import Any, Self
 from app.engine import EngineError
 from app.observability import metrics
 from app.services.errors import ConcurrentUpdate, ServiceError, Unavailable
-from app.services.model import ACTIVE, GameRecord, Seat
-from app.services.unit_of_work import AbstractUnitOfWork, GameRepository, StoredResult
+from app.services.model import ACTIVE, GameRecord, Seat, StoredResult
+from app.services.ports import AbstractUnitOfWork, GameRepository
 
 # The record's own fields an image copies as they are (the seats are copied one by one; the
 # state comes from the stored snapshot, as it does from a load).

@@ -25,6 +25,7 @@ from app.services.creation import (
 from app.services.errors import AlreadySeated, Backlogged, Forbidden, GameFull, PlayerRequired
 from app.services.log import SEAT_JOINED
 from app.services.model import WAITING, GameRecord, Seat
+from app.services.ports import AbstractUnitOfWork, retrying
 from app.services.progress import (
     DEFAULT_WAITING_SECONDS,
     Moves,
@@ -36,7 +37,6 @@ from app.services.progress import (
     start,
     utc_now,
 )
-from app.services.unit_of_work import AbstractUnitOfWork, retrying
 from app.services.views import game_view
 
 

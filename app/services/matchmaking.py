@@ -32,12 +32,10 @@ from app.observability import metrics
 from app.services.access import hash_token, new_token
 from app.services.creation import new_game
 from app.services.errors import ServiceError
-from app.services.model import Seat
+from app.services.model import MATCHED, WAITING, MatchedSeat, Seat, SeekRecord, bot_player_id
 from app.services.pairing import Seeker, Sitter, Table, bot_tables, human_tables
-from app.services.player_store import bot_player_id
+from app.services.ports import AbstractUnitOfWork, retrying
 from app.services.progress import Moves, replies_deadline, restamp, start
-from app.services.seeks import MATCHED, WAITING, MatchedSeat, SeekRecord
-from app.services.unit_of_work import AbstractUnitOfWork, retrying
 
 log = logging.getLogger("basra.matchmaking")
 # Seeks one pass reads at most, the oldest first: of the kinds that have a partner, and then

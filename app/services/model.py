@@ -1,5 +1,8 @@
-"""A game as the use cases see it: its seats, its engine state and the log entries it has
-added since it was loaded. Plain objects: the persistence layer maps them to tables."""
+"""What the use cases and their ports (ports.py) speak of: a game as the use cases see it (its
+seats, its engine state and the log entries it has added since it was loaded), a player, a
+seek and a game's analysis, each with its statuses. Plain objects: the persistence layer maps
+them to tables, and the use cases of each subject are in its own module (games.py, players.py,
+seeks.py, analysis.py)."""
 
 from __future__ import annotations
 
@@ -14,12 +17,26 @@ from app.engine.rounds import RoundResults
 from app.services.log import EventRecord, engine_record_data
 from app.services.ready_json import ReadyJson
 
-WAITING = "waiting"
+WAITING = "waiting"  # a game with open seats; a seek no pairing pass has seated yet
 ACTIVE = "active"
 FINISHED = "finished"
-CANCELLED = "cancelled"  # a waiting game nobody joined in time (API.md item 15)
+# A waiting game nobody joined in time (API.md item 15); a seek its player took back.
+CANCELLED = "cancelled"
 STATUSES = (WAITING, ACTIVE, FINISHED, CANCELLED)
 OVER_STATUSES = (FINISHED, CANCELLED)  # the seed is revealed, the whole log is open
+# A seek's statuses: it waits, then is matched, cancelled or expired (a game's words where the
+# API writes the same word for both).
+MATCHED = "matched"
+EXPIRED = "expired"
+SEEK_STATUSES = (WAITING, MATCHED, CANCELLED, EXPIRED)
+# An analysis's statuses.
+RUNNING = "running"
+DONE = "done"
+
+# openskill's defaults (PlackettLuce): every new player starts here.
+DEFAULT_MU = 25.0
+DEFAULT_SIGMA = 25.0 / 3
+BOT_PREFIX = "bot-"  # a bot level's player is "bot-<level>"; other ids are hex, never so
 
 
 @dataclass(slots=True)
@@ -198,3 +215,122 @@ class GameSummary:
             "custom_deck": self.custom_deck,
             "rated": self.rated,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class StoredResult:
+    """The first answer to a move sent with an Idempotency-Key, for its retries."""
+
+    request_hash: str
+    result: dict[str, Any]
+
+
+def bot_player_id(level: str) -> str:
+    return f"{BOT_PREFIX}{level}"
+
+
+def bot_level_of(player_id: str) -> str | None:
+    return player_id[len(BOT_PREFIX) :] if player_id.startswith(BOT_PREFIX) else None
+
+
+@dataclass(slots=True)
+class PlayerRecord:
+    """A player who lasts across games (players.py): a name, a rating and a count of results."""
+
+    id: str
+    name: str
+    bot: str | None = None
+    mu: float = DEFAULT_MU
+    sigma: float = DEFAULT_SIGMA
+    rated_games: int = 0
+    played: int = 0
+    won: int = 0
+    lost: int = 0
+    drawn: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a game that ended does to one of its players: one result counted and, for a rated
+    game, the new rating (written only if ``rated_games`` is still ``seen_rated_games``)."""
+
+    player_id: str
+    result: str  # won | lost | drawn
+    rating: tuple[float, float] | None = None  # (mu, sigma) after a rated game
+    seen_rated_games: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedGame:
+    """One seat a player held, as the player's history lists it, with the game's seats."""
+
+    game_id: str
+    seat: int
+    created_at: datetime
+    status: str
+    winner: int | None
+    rated: bool
+    ratings: list[dict[str, Any]] | None
+    updated_at: datetime
+    scores: list[int]  # match totals per side
+    turn: int | None  # the seat to move, in an active game
+    seats: list[Seat]
+
+
+@dataclass(slots=True)
+class SeekRecord:
+    """One player's wish to play (seeks.py): ``WAITING`` until a pairing pass seats it
+    (``MATCHED``), its player cancels it (``CANCELLED``), or it runs out of time (``EXPIRED``)."""
+
+    id: str
+    player_id: str
+    name: str  # the player's, as the game's seat will show it
+    rating: float  # the player's when it sought
+    players: int
+    rated: bool
+    rules: dict[str, Any]  # every effective value
+    kind: str  # ``seeks.kind_of`` the three above
+    bot_after: int | None  # seconds; None: humans only
+    status: str
+    created_at: datetime
+    expires_at: datetime
+    settled_at: datetime | None = None  # when it stopped waiting
+    game_id: str | None = None
+    seat: int | None = None
+    # When it may sit with bots (``created_at`` + ``bot_after``), kept so that a pass reads the
+    # seeks due by an index rather than every seek that has a ``bot_after``.
+    bots_at: datetime | None = None
+
+    def waited(self, now: datetime) -> float:
+        return (now - self.created_at).total_seconds()
+
+
+@dataclass(frozen=True, slots=True)
+class MatchedSeat:
+    """A seek a pass seats: its game and its seat there."""
+
+    seek_id: str
+    game_id: str
+    seat: int
+
+
+@dataclass(slots=True)
+class AnalysisRecord:
+    """A finished game's analysis as stored (analysis.py): ``RUNNING`` with its progress until
+    the worker that holds its lease stores the result and marks it ``DONE``."""
+
+    game_id: str
+    status: str  # RUNNING or DONE
+    done: int  # judged moves so far
+    total: int  # moves to judge in all
+    updated_at: datetime
+    owner: str | None = None  # the worker computing it, while its lease lasts
+    lease_until: datetime | None = None
+    claims: int = 0  # how many times a worker took it up (1 unless one died on it)
+    result: bytes | None = None  # once done: the judged moves, compact (analysis.py)
+
+    def unclaimed(self, now: datetime) -> bool:
+        """Running with nobody computing it: never taken up, or its holder's lease ran out."""
+        return self.status == RUNNING and (
+            self.owner is None or self.lease_until is None or self.lease_until <= now
+        )

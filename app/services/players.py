@@ -1,6 +1,7 @@
 """Players who last across games: made with a bearer token of their own, or on first sight of
 the subject an integrator's signed token names; their profiles, their games and the
-leaderboard."""
+leaderboard. A player's record is model.py's ``PlayerRecord``, the port that keeps it ports.py's
+``PlayerRepository``."""
 
 from __future__ import annotations
 
@@ -12,10 +13,9 @@ from app.engine.bots import BOT_NAMES
 from app.services.access import Bearer, SignedPlayer, hash_token, new_token
 from app.services.audit import decode_cursor, encode_cursor
 from app.services.errors import NotFound, Unauthorized
-from app.services.model import ACTIVE, FINISHED, listed_seat
-from app.services.player_store import PlayedGame, PlayerRecord, bot_level_of
+from app.services.model import ACTIVE, FINISHED, PlayedGame, PlayerRecord, bot_level_of, listed_seat
+from app.services.ports import AbstractUnitOfWork, retrying
 from app.services.ratings import PROVISIONAL_GAMES, rating_of, result_of
-from app.services.unit_of_work import AbstractUnitOfWork, retrying
 
 
 @dataclass(frozen=True, slots=True)

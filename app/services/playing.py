@@ -16,7 +16,8 @@ from app.engine.plays import check_turn
 from app.observability import metrics
 from app.services.access import Bearer, seated
 from app.services.errors import IdempotencyConflict, VersionMismatch
-from app.services.model import ACTIVE
+from app.services.model import ACTIVE, StoredResult
+from app.services.ports import AbstractUnitOfWork, retrying, retrying_locked
 from app.services.progress import (
     Moves,
     advance,
@@ -27,7 +28,6 @@ from app.services.progress import (
     save,
     utc_now,
 )
-from app.services.unit_of_work import AbstractUnitOfWork, StoredResult, retrying, retrying_locked
 from app.services.views import game_view
 
 

@@ -45,8 +45,8 @@ from app.services.access import load
 from app.services.errors import ConcurrentUpdate, ServiceError
 from app.services.log import GAME_CANCELLED, SEED_REVEALED
 from app.services.model import ACTIVE, CANCELLED, FINISHED, WAITING, GameRecord
+from app.services.ports import AbstractUnitOfWork, retrying
 from app.services.ratings import settle_end
-from app.services.unit_of_work import AbstractUnitOfWork, retrying
 
 Moves = list[dict[str, Any]]  # API.md's *moves*, in the order they were applied
 # The longest an expert bot searches for one move, and all the bots' replies to one request

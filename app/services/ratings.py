@@ -17,9 +17,8 @@ from openskill.models import PlackettLuce
 from app.engine.bots import BOT_NAMES
 from app.engine.bots.ratings import PLAYER_RATINGS
 from app.engine.state import HAND_SIZE, side_of
-from app.services.model import FINISHED, GameRecord
-from app.services.player_store import Outcome, PlayerRecord, bot_level_of
-from app.services.unit_of_work import AbstractUnitOfWork
+from app.services.model import FINISHED, GameRecord, Outcome, PlayerRecord, bot_level_of
+from app.services.ports import AbstractUnitOfWork
 
 MODEL = PlackettLuce()
 PROVISIONAL_GAMES = 5  # a rating is provisional until this many rated games

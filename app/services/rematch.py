@@ -25,6 +25,7 @@ from app.services.errors import GameNotFinished
 from app.services.games import Created, created_answer, take_seat
 from app.services.log import REMATCH_OFFERED
 from app.services.model import FINISHED, WAITING, GameRecord, Seat
+from app.services.ports import AbstractUnitOfWork, retrying
 from app.services.progress import (
     Moves,
     load_settled,
@@ -34,7 +35,6 @@ from app.services.progress import (
     start,
     utc_now,
 )
-from app.services.unit_of_work import AbstractUnitOfWork, retrying
 
 REMATCH_SECONDS = 5 * 60  # how long a rematch's seats are held for the players before
 

@@ -5,7 +5,7 @@ A move's stored answer serves the retries of its ``Idempotency-Key`` for
 with that key is answered as a new one would be (most often 409 ``not_your_turn``: the move it
 carries was made). The game's log keeps every move: once the game has been over for
 ``LOG_COMPACTION_SECONDS`` its log is kept in one compressed value instead of a row an entry
-(app/persistence/log_compaction.py), which every reader of the log reads the same.
+(app/persistence/compacted_logs.py), which every reader of the log reads the same.
 
 A guest (a player made by ``POST /players``, with a token of its own) that has never taken a
 seat of any game and has no waiting seek is forgotten ``GUEST_SECONDS`` (30 days) after it was
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from app.services.errors import ServiceError
-from app.services.unit_of_work import AbstractUnitOfWork
+from app.services.ports import AbstractUnitOfWork
 
 log = logging.getLogger("basra.retention")
 

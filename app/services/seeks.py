@@ -1,4 +1,5 @@
-"""A seek, as the use cases see it, and the port of the repository that keeps seeks.
+"""A player's seek and its use cases: make it, read it, cancel it (API.md item 21). The
+pairing itself is matchmaking.py's; the record is model.py's ``SeekRecord``.
 
 A seek is one player's wish to play: the table's size, ``rated``, the effective rules, and
 when it may sit with bots. It is ``waiting`` until a pairing pass seats it (``matched``, with
@@ -9,19 +10,26 @@ pass reads nothing but the waiting seeks.
 
 from __future__ import annotations
 
-import abc
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-WAITING = "waiting"
-MATCHED = "matched"
-CANCELLED = "cancelled"
-EXPIRED = "expired"
-SEEK_STATUSES = (WAITING, MATCHED, CANCELLED, EXPIRED)
+from app.services.creation import Player, checked_rules, with_default_clock
+from app.services.errors import (
+    ConcurrentUpdate,
+    Forbidden,
+    NotFound,
+    ServiceError,
+    Unauthorized,
+)
+from app.services.model import CANCELLED, EXPIRED, WAITING, SeekRecord
+from app.services.ports import AbstractUnitOfWork, retrying
+from app.services.progress import utc_now
+
 SEEK_SECONDS = 600  # a seek nobody matched expires after ten minutes
 
 
@@ -33,102 +41,145 @@ def kind_of(players: int, rated: bool, rules: Mapping[str, Any]) -> str:
     return f"{players}:{'rated' if rated else 'casual'}:{digest}"
 
 
-@dataclass(slots=True)
-class SeekRecord:
-    id: str
-    player_id: str
-    name: str  # the player's, as the game's seat will show it
-    rating: float  # the player's when it sought
-    players: int
-    rated: bool
-    rules: dict[str, Any]  # every effective value
-    kind: str  # ``kind_of`` the three above
-    bot_after: int | None  # seconds; None: humans only
-    status: str
-    created_at: datetime
-    expires_at: datetime
-    settled_at: datetime | None = None  # when it stopped waiting
-    game_id: str | None = None
-    seat: int | None = None
-    # When it may sit with bots (``created_at`` + ``bot_after``), kept so that a pass reads the
-    # seeks due by an index rather than every seek that has a ``bot_after``.
-    bots_at: datetime | None = None
+class AlreadySeeking(ServiceError):
+    """A player has one waiting seek at most; the problem names it (``seek_id``)."""
 
-    def waited(self, now: datetime) -> float:
-        return (now - self.created_at).total_seconds()
+    code = "already_seeking"
+
+
+class SeekNotWaiting(ServiceError):
+    code = "seek_not_waiting"
 
 
 @dataclass(frozen=True, slots=True)
-class MatchedSeat:
-    """A seek a pass seats: its game and its seat there."""
+class Seeking:
+    """The player a seek is made for: who holds the bearer, as the players' records say."""
 
-    seek_id: str
-    game_id: str
-    seat: int
+    player_id: str
+    name: str
+    rating: float
 
 
-class SeekRepository(abc.ABC):
-    """Seeks. Writes join the unit of work's transaction, with the games it creates."""
+def open_seek(
+    uow: AbstractUnitOfWork,
+    player: Seeking,
+    players: int,
+    rated: bool = False,
+    rules: Mapping[str, Any] | None = None,
+    bot_after: int | None = None,
+    now: datetime | None = None,
+) -> SeekRecord:
+    """A waiting seek; refused while the player has another waiting (``AlreadySeeking``).
+    Its game has the default turn clock unless its rules say otherwise."""
+    moment = now or utc_now()
+    effective = checked_rules(with_default_clock(rules), [Player()] * players).to_dict()
+    seek = _waiting_seek(player, players, rated, effective, bot_after, moment)
+    # Most players have no seek waiting: the insert alone, which the database's one waiting
+    # seek a player (a partial unique index) refuses otherwise. On PostgreSQL that is one
+    # message to the server, where a read of the player's seeks first made it three.
+    try:
+        with uow:
+            uow.seeks.add(seek)
+            uow.commit()
+        return seek
+    except ConcurrentUpdate:  # one is waiting: say which, or expire it if out of time
+        pass
 
-    @abc.abstractmethod
-    def add(self, seek: SeekRecord) -> None:
-        """A new waiting seek; a second waiting seek of one player is a lost race
-        (``ConcurrentUpdate``): the database keeps at most one."""
+    def attempt() -> SeekRecord:
+        with uow:
+            first = uow.seeks.waiting_of(player.player_id)
+            if first is not None and first.expires_at > moment:
+                raise AlreadySeeking(
+                    f"player {player.player_id} is already seeking a game: seek {first.id}",
+                    seek_id=first.id,
+                )
+            if first is not None:  # out of time, and no pass has said so yet
+                uow.seeks.settle(first.id, EXPIRED, moment)
+            uow.seeks.add(seek)  # a second seek made at once: a lost race, and a 409 after
+            uow.commit()
+            return seek
 
-    @abc.abstractmethod
-    def get(self, seek_id: str) -> SeekRecord | None:
-        """The seek, whatever its status."""
+    return retrying(attempt)
 
-    @abc.abstractmethod
-    def waiting_of(self, player_id: str) -> SeekRecord | None:
-        """The player's waiting seek, if it has one."""
 
-    @abc.abstractmethod
-    def pairable(self, limit: int, kind: str | None = None) -> list[SeekRecord]:
-        """The waiting seeks a pass can pair, the oldest first (``limit`` at most): those of
-        ``kind``, or without it those of every kind that has two or more waiting. A seek alone
-        of its kind is never read, however many such seeks wait."""
+def _waiting_seek(
+    player: Seeking,
+    players: int,
+    rated: bool,
+    rules: dict[str, Any],
+    bot_after: int | None,
+    now: datetime,
+) -> SeekRecord:
+    return SeekRecord(
+        id=secrets.token_hex(8),
+        player_id=player.player_id,
+        name=player.name,
+        rating=player.rating,
+        players=players,
+        rated=rated,
+        rules=rules,
+        kind=kind_of(players, rated, rules),
+        bot_after=bot_after,
+        status=WAITING,
+        created_at=now,
+        expires_at=now + timedelta(seconds=SEEK_SECONDS),
+        bots_at=None if bot_after is None else now + timedelta(seconds=bot_after),
+    )
 
-    @abc.abstractmethod
-    def due_for_bots(self, now: datetime, limit: int, kind: str | None = None) -> list[SeekRecord]:
-        """The waiting seeks whose ``bots_at`` has come (of ``kind`` alone if given), the
-        longest due first."""
 
-    @abc.abstractmethod
-    def expire(self, now: datetime) -> list[str]:
-        """Settle every waiting seek whose ``expires_at`` has come as ``expired``, in one
-        statement; their ids (their waiters hear of them as of ``settle``'s)."""
+def seek_of(
+    uow: AbstractUnitOfWork, seek_id: str, player_id: str | None, now: datetime | None = None
+) -> SeekRecord:
+    """The player's seek as it is now (one out of time reads as ``expired``, and is so)."""
+    moment = now or utc_now()
+    with uow:
+        seek = _owned(uow, seek_id, player_id)
+        if seek.status != WAITING or seek.expires_at > moment:
+            return seek
+    retrying(lambda: _settled(uow, seek_id, EXPIRED, moment, quietly=True))
+    with uow:
+        return _owned(uow, seek_id, player_id)
 
-    @abc.abstractmethod
-    def count_waiting(self) -> int:
-        """How many seeks wait."""
 
-    @abc.abstractmethod
-    def statuses(self, seek_ids: Sequence[str]) -> dict[str, str]:
-        """The status of each of these seeks (unknown ones left out), in one query."""
+def cancel_seek(
+    uow: AbstractUnitOfWork, seek_id: str, player_id: str | None, now: datetime | None = None
+) -> None:
+    """End the player's waiting seek (``SeekNotWaiting`` once it is matched, cancelled or
+    expired)."""
+    moment = now or utc_now()
+    with uow:
+        seek = _owned(uow, seek_id, player_id)
+    if seek.status == WAITING and seek.expires_at <= moment:
+        seek_of(uow, seek_id, player_id, moment)  # it expired first
+        seek.status = EXPIRED
+    if seek.status != WAITING:
+        raise SeekNotWaiting(f"seek {seek_id} is {seek.status}: only a waiting seek is cancelled")
+    retrying(lambda: _settled(uow, seek_id, CANCELLED, moment))
 
-    @abc.abstractmethod
-    def lock_pairing(self) -> None:
-        """Hold other pairing passes off until this transaction ends (PostgreSQL: an
-        advisory lock; SQLite: its writers' gate). Only spares them work: ``settle`` is
-        what keeps a seek from being matched twice."""
 
-    @abc.abstractmethod
-    def settle(
-        self,
-        seek_id: str,
-        status: str,
-        now: datetime,
-        game_id: str | None = None,
-        seat: int | None = None,
-    ) -> None:
-        """End a seek's wait, only if it is still waiting (else ``ConcurrentUpdate``, and the
-        whole transaction is lost: a seek is matched, cancelled or expired once). Its waiters,
-        in every process, hear of it once the transaction commits."""
+def _settled(
+    uow: AbstractUnitOfWork, seek_id: str, status: str, now: datetime, quietly: bool = False
+) -> None:
+    """Settle a waiting seek in a transaction of its own; one that stopped waiting meanwhile
+    (a pass matched it first) refuses a cancellation, and is left as it is by an expiry."""
+    with uow:
+        seek = uow.seeks.get(seek_id)
+        if seek is None or seek.status != WAITING:
+            if quietly:
+                return
+            found = seek.status if seek is not None else "gone"
+            raise SeekNotWaiting(f"seek {seek_id} is {found}: only a waiting seek is cancelled")
+        uow.seeks.settle(seek_id, status, now)
+        uow.commit()
 
-    def match(self, seats: Sequence[MatchedSeat], now: datetime) -> None:
-        """``settle`` each of these seeks as ``matched`` to its game and seat, all or none: a
-        pass's whole work in one go (the database's repository sends one statement for all
-        of them, and one to announce them)."""
-        for one in seats:
-            self.settle(one.seek_id, MATCHED, now, one.game_id, one.seat)
+
+def _owned(uow: AbstractUnitOfWork, seek_id: str, player_id: str | None) -> SeekRecord:
+    """The seek (404), for its own player only (401 with no player, 403 for another)."""
+    seek = uow.seeks.get(seek_id)
+    if seek is None:
+        raise NotFound(f"no seek {seek_id!r}")
+    if player_id is None:
+        raise Unauthorized("this needs its player's bearer: Authorization: Bearer <token>")
+    if seek.player_id != player_id:
+        raise Forbidden("this seek is another player's")
+    return seek

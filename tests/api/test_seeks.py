@@ -16,7 +16,7 @@ import pytest
 
 from app import create_app
 from app.config import DEFAULT_PLAYER_CREATE_RATE_LIMIT
-from app.services.player_store import Outcome
+from app.services.model import Outcome
 
 from .clock_support import clock_at, later
 from .helpers import bearer

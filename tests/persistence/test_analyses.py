@@ -12,9 +12,9 @@ from sqlalchemy import delete
 from app.persistence import Database, SqlUnitOfWork
 from app.persistence.models import GAMES
 from app.services import analysis, games
-from app.services.analyses import DONE, RUNNING, AnalysisRecord
 from app.services.creation import Player
 from app.services.errors import ConcurrentUpdate
+from app.services.model import DONE, RUNNING, AnalysisRecord
 
 NOW = datetime(2026, 12, 5, 12, 0, tzinfo=UTC)
 LATER = NOW + timedelta(seconds=60)

@@ -7,8 +7,8 @@ import orjson
 import pytest
 
 from app.persistence.compacted_logs import UnreadableLog, compacted, expanded
-from app.persistence.json_codec import json_text
 from app.persistence.memory import MemoryUnitOfWork
+from app.persistence.statements import json_text
 from app.services import games, playing
 from app.services.creation import Player
 from app.services.log import GENESIS_HASH, RawEvent, event_hash

@@ -18,7 +18,7 @@ from app.persistence.sqlite import SqliteGameRepository
 from app.services import audit, games
 from app.services.creation import Player
 from app.services.errors import ConcurrentUpdate
-from app.services.unit_of_work import StoredResult
+from app.services.model import StoredResult
 
 from .test_unit_of_work import a_move_to_save, a_won_race, loaded, play_first_card, two_humans
 

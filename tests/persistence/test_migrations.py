@@ -15,9 +15,9 @@ from sqlalchemy import create_engine, inspect, text
 from app import create_app
 from app.engine.rounds import RoundResults
 from app.persistence import Database, SqlUnitOfWork
-from app.persistence.json_codec import json_bytes
 from app.persistence.models import Base
 from app.persistence.schema import alembic_config, migrate_database
+from app.persistence.statements import json_bytes
 from app.services import audit, playing, retention
 from app.services.views import game_view
 

@@ -15,7 +15,7 @@ from app.persistence import Database, SqlUnitOfWork
 from app.services import audit, games, playing
 from app.services.creation import Player
 from app.services.game_images import GameImages, ImagedUnitOfWork
-from app.services.unit_of_work import StoredResult
+from app.services.model import StoredResult
 
 from .test_unit_of_work import loaded
 

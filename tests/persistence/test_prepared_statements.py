@@ -10,7 +10,7 @@ import psycopg
 import pytest
 
 from app.persistence import Database, SqlUnitOfWork
-from app.persistence.postgres_statements import LOAD, SAVE
+from app.persistence.postgres import LOAD, SAVE
 from app.services import audit
 from app.services.errors import ConcurrentUpdate
 

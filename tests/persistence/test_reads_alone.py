@@ -13,9 +13,8 @@ import pytest
 
 from app.persistence import Database, SqlUnitOfWork
 from app.services.access import hash_token
-from app.services.player_store import PlayerRecord
-from app.services.seeking import AlreadySeeking, Seeking, open_seek
-from app.services.seeks import WAITING, SeekRecord, kind_of
+from app.services.model import WAITING, PlayerRecord, SeekRecord
+from app.services.seeks import AlreadySeeking, Seeking, kind_of, open_seek
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 

@@ -13,8 +13,8 @@ import pytest
 from sqlalchemy import select, update
 
 from app.persistence import Database, SqlUnitOfWork
-from app.persistence.json_codec import json_bytes
 from app.persistence.models import GAMES
+from app.persistence.statements import json_bytes
 from app.services import audit, games, playing
 from app.services.creation import Player
 

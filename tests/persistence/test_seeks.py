@@ -10,15 +10,8 @@ import pytest
 
 from app.persistence import Database, SqlUnitOfWork
 from app.services.errors import ConcurrentUpdate
-from app.services.seeks import (
-    CANCELLED,
-    EXPIRED,
-    MATCHED,
-    WAITING,
-    MatchedSeat,
-    SeekRecord,
-    kind_of,
-)
+from app.services.model import CANCELLED, EXPIRED, MATCHED, WAITING, MatchedSeat, SeekRecord
+from app.services.seeks import kind_of
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 

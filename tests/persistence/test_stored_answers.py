@@ -12,8 +12,8 @@ import pytest
 from sqlalchemy import select
 
 from app.persistence import Database, SqlUnitOfWork
-from app.persistence.json_codec import json_bytes
 from app.persistence.models import IDEMPOTENT
+from app.persistence.statements import json_bytes
 from app.persistence.stored_answers import UnreadableAnswer, packed, unpacked
 from app.services import creation, games
 from app.services.creation import Player

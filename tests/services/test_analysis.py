@@ -11,9 +11,9 @@ from app.background.analyses import JudgePool
 from app.engine.bots.analysis import judge_log
 from app.persistence.memory import MemoryUnitOfWork
 from app.services import analysis, audit, games
-from app.services.analyses import DONE, RUNNING
 from app.services.creation import Player
 from app.services.errors import ConcurrentUpdate
+from app.services.model import DONE, RUNNING
 from app.services.progress import sweep
 
 from .support import play, two_humans

@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 
 from app.persistence.memory import MemoryUnitOfWork
 from app.services.matchmaking import PASS_LIMIT, BotPlayers, pair_seeks
-from app.services.seeking import Seeking, open_seek
-from app.services.seeks import EXPIRED, MATCHED, SEEK_SECONDS, WAITING, SeekRecord, kind_of
+from app.services.model import EXPIRED, MATCHED, WAITING, SeekRecord
+from app.services.seeks import SEEK_SECONDS, Seeking, kind_of, open_seek
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 BOTS: BotPlayers = {"random": ("bot-random", 14.6), "greedy": ("bot-greedy", 23.2)}

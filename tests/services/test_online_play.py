@@ -9,7 +9,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from app.persistence.memory import MemoryUnitOfWork
-from app.services import audit, games, matchmaking, players, playing, progress, rematch, seeking
+from app.services import audit, games, matchmaking, players, playing, progress, rematch
+from app.services import seeks as seeking
 from app.services.creation import Player
 from app.services.errors import (
     ConcurrentUpdate,

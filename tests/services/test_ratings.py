@@ -12,7 +12,7 @@ from app.engine.bots.ratings import PLAYER_RATINGS
 from app.persistence.memory import MemoryUnitOfWork
 from app.services import audit, games, players, playing
 from app.services.creation import Player
-from app.services.player_store import DEFAULT_MU, PlayerRecord
+from app.services.model import DEFAULT_MU, PlayerRecord
 
 from .support import play
 
