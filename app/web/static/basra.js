@@ -121,6 +121,15 @@ export function parseCard(code) {
   return { rank: text.slice(0, -1), suit: text.slice(-1) };
 }
 
+/**
+ * The HTTP status a refusal came with (0: no answer), undefined for anything else thrown.
+ * @param {unknown} err
+ * @returns {number | undefined}
+ */
+export function statusOf(err) {
+  return err instanceof ApiError ? err.status : undefined;
+}
+
 // A problem from the API in the page's language, from its stable `code`; the server's own
 // English words only where the catalogue has no message for the code.
 /**
