@@ -4,7 +4,7 @@
 /**
  * An attribute of el(): `class`, `text`, an `on<event>` listener, or any attribute (true for an
  * empty one; null, undefined and false leave it out).
- * @typedef {string | number | boolean | null | undefined | ((event: any) => void)} Attr
+ * @typedef {string | number | boolean | null | undefined | ((event: Event) => void)} Attr
  */
 /** @typedef {Node | string | number | boolean | null | undefined} Child */
 
