@@ -476,7 +476,7 @@ async function start() {
     const names = (first.state.seats || []).map((s) => seatName(first.state, s.seat));
     const label = names.flatMap((n, i) => (i ? [t("side.joiner"), el("bdi", { text: n })] : [el("bdi", { text: n })]));
     $("game-label").replaceChildren(...label);
-    $("replay-title").replaceChildren(...tx("replay.heading", { names: el("span", {}, ...label.map((n) => n.cloneNode(true))) }));
+    $("replay-title").replaceChildren(...tx("replay.heading", { names: el("span", {}, ...label.map((n) => (typeof n === "string" ? n : n.cloneNode(true)))) }));
   } catch (err) {
     showError(err);
   }
