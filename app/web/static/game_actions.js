@@ -18,6 +18,7 @@ import { yourTurn } from "./table.js";
 /** @typedef {import("../generated/basra").components["schemas"]["MoveResult"]} MoveResult */
 /** @typedef {import("../generated/basra").components["schemas"]["Joined"]} Joined */
 /** @typedef {import("../generated/basra").components["schemas"]["CreatedGame"]} CreatedGame */
+/** @typedef {import("../generated/basra").components["schemas"]["Resigned"]} Resigned */
 
 // A move whose answer did not come (the network, or a 5xx) is sent again, with the same key, this
 // many times at most, after these pauses (or the server's Retry-After, up to the longest).
@@ -213,6 +214,7 @@ export async function joinGame(event) {
 export async function resign() {
   if (/** @type {HTMLDialogElement} */ ($("resign-dialog")).returnValue !== "resign") return;
   try {
+    /** @type {{data: Resigned | null}} */
     const { data } = await api("POST", `/games/${encodeURIComponent(openId())}/resign`, { token: game.token });
     setStatus(t("status.resigned"));
     if (data && data.state) await enqueue(data.state);
