@@ -8,7 +8,8 @@ import { byId as $, fieldById, findById } from "./dom.js";
 /** @typedef {import("./dom.js").Attr} Attr */
 /** @typedef {import("../generated/basra").components["schemas"]["RuleOption"]} RuleOption */
 /**
- * GET /rules; a server without rated games may say so with `rated_games: false`.
+ * GET /rules. supportsRated() also reads `rated_games`, which GameSetup does not have: absent,
+ * every table may be rated.
  * @typedef {import("../generated/basra").components["schemas"]["GameSetup"] & {rated_games?: boolean}} Catalog
  */
 /**
