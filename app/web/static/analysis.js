@@ -6,12 +6,19 @@
 import { api, ApiError, cardText, el, errorText } from "./basra.js";
 import { nm, t } from "./i18n.js";
 
+/** @typedef {import("../generated/basra").components["schemas"]["Analysis"]} Analysis */
+/** @typedef {import("../generated/basra").components["schemas"]["AnalysisProgress"]} AnalysisProgress */
+/** @typedef {import("../generated/basra").components["schemas"]["AnalysisMove"]} AnalysisMove */
+/** @typedef {import("../generated/basra").components["schemas"]["ReplayState"]} ReplayState */
+/** @typedef {(seat: number) => string} Names */
+
 const SVG = "http://www.w3.org/2000/svg";
 const POLL_MS = 1000;
+/** @type {Map<string, Promise<Analysis>>} */
 const running = new Map(); // game id -> the one poll of its analysis in this page
 
-const analysisPath = (gameId) => `/games/${encodeURIComponent(gameId)}/analysis`;
-const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const analysisPath = (/** @type {string} */ gameId) => `/games/${encodeURIComponent(gameId)}/analysis`;
+const wait = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** @typedef {{ done?: number, total?: number, busy?: number }} Progress */
 
@@ -19,15 +26,20 @@ const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * @param {string} gameId
  * @param {(progress: Progress) => void} [onProgress]
+ * @returns {Promise<Analysis>}
  */
 export function fetchAnalysis(gameId, onProgress = () => {}) {
-  if (!running.has(gameId)) {
-    const poll = (async () => {
+  let poll = running.get(gameId);
+  if (!poll) {
+    poll = (async () => {
       for (;;) {
         try {
+          /** @type {{status: number, data: unknown, headers: Headers}} */
           const { status, data, headers } = await api("GET", analysisPath(gameId));
-          if (status === 200) return data;
-          onProgress({ done: data.done, total: data.total });
+          // 200 answers the analysis, 202 how far it has got.
+          if (status === 200) return /** @type {Analysis} */ (data);
+          const progress = /** @type {AnalysisProgress} */ (data);
+          onProgress({ done: progress.done, total: progress.total });
           await wait(Math.max(POLL_MS, 1000 * (Number(headers.get("Retry-After")) || 0)));
         } catch (err) {
           if (!(err instanceof ApiError) || err.status !== 503) throw err;
@@ -39,7 +51,7 @@ export function fetchAnalysis(gameId, onProgress = () => {}) {
     running.set(gameId, poll);
     poll.catch(() => running.delete(gameId));
   }
-  return running.get(gameId);
+  return poll;
 }
 
 /** @param {Progress} progress */
@@ -49,11 +61,17 @@ function progressText(progress) {
   return t("analysis.progress", progress);
 }
 
+/** @type {Map<string, HTMLElement>} */
 const buttons = new Map(); // game id -> its button, kept across re-renders of the page
 
 // "Analyse": starts the analysis here and shows its progress, then links to the replay's.
+/**
+ * @param {string} gameId
+ * @returns {HTMLElement}
+ */
 export function analyseButton(gameId) {
-  if (buttons.has(gameId)) return buttons.get(gameId);
+  const kept = buttons.get(gameId);
+  if (kept) return kept;
   const href = `/replay/${encodeURIComponent(gameId)}#analysis`;
   const status = el("span", { class: "analysis-progress muted", role: "status", "aria-live": "polite" });
   const node = el("span", { class: "analyse", "data-game": gameId });
@@ -78,6 +96,11 @@ export function analyseButton(gameId) {
   return node;
 }
 
+/**
+ * @param {string} tag
+ * @param {Record<string, string | number>} [attrs]
+ * @param {string | null} [text]
+ */
 function svg(tag, attrs = {}, text = null) {
   const node = document.createElementNS(SVG, tag);
   for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
@@ -86,8 +109,13 @@ function svg(tag, attrs = {}, text = null) {
 }
 
 // Each seat's running loss after each move of the match: [[n, total so far], ...] per seat.
+/**
+ * @param {Analysis} analysis
+ * @param {number} lastMove
+ * @returns {Map<number, [number, number][]>}
+ */
 export function runningLoss(analysis, lastMove) {
-  const series = new Map(analysis.seats.map((s) => [s.seat, [[0, 0]]]));
+  const series = new Map(analysis.seats.map((s) => /** @type {[number, [number, number][]]} */ ([s.seat, [[0, 0]]])));
   for (const move of analysis.moves) {
     const line = series.get(move.seat);
     if (line) line.push([move.n, line[line.length - 1][1] + move.loss]);
@@ -96,13 +124,18 @@ export function runningLoss(analysis, lastMove) {
   return series;
 }
 
+/**
+ * @param {Analysis} analysis
+ * @param {Names} names
+ * @param {number} lastMove
+ */
 function lossChart(analysis, names, lastMove) {
   const width = 640, height = 200;
   const pad = { left: 40, right: 12, top: 12, bottom: 24 };
   const series = runningLoss(analysis, lastMove);
   const top = Math.max(1, ...[...series.values()].map((line) => line[line.length - 1][1]));
-  const x = (n) => pad.left + ((width - pad.left - pad.right) * n) / Math.max(1, lastMove);
-  const y = (v) => height - pad.bottom - ((height - pad.top - pad.bottom) * v) / top;
+  const x = (/** @type {number} */ n) => pad.left + ((width - pad.left - pad.right) * n) / Math.max(1, lastMove);
+  const y = (/** @type {number} */ v) => height - pad.bottom - ((height - pad.top - pad.bottom) * v) / top;
   const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, class: "analysis-chart", role: "img", "aria-label": t("analysis.chart") });
   chart.append(svg("title", {}, t("analysis.chart")));
   for (const v of [0, top / 2, top]) {
@@ -121,6 +154,10 @@ function lossChart(analysis, names, lastMove) {
   return chart;
 }
 
+/**
+ * @param {Analysis} analysis
+ * @param {Names} names
+ */
 function summary(analysis, names) {
   const head = el("tr", {}, ...["analysis.seat", "analysis.moves", "analysis.agreement", "analysis.average_loss"]
     .map((key) => el("th", { scope: "col", text: t(key) })));
@@ -134,22 +171,42 @@ function summary(analysis, names) {
 
 // The replay page's panel: `show(step, state)` after each step; started by `start()` (the
 // "Analyse" button) or at once when the page's address ends in #analysis.
+/**
+ * @typedef {object} AnalysisPanel
+ * @property {Analysis | null} analysis
+ * @property {Map<number, AnalysisMove>} byMove
+ * @property {number} step
+ * @property {ReplayState | null} state
+ * @property {(step: number, state: ReplayState | null) => void} show
+ * @property {() => Promise<void>} start
+ */
+/**
+ * @param {HTMLElement} section
+ * @param {string} gameId
+ * @param {number} totalMoves
+ * @returns {AnalysisPanel}
+ */
 export function mountAnalysis(section, gameId, totalMoves) {
   const moveLine = el("p", { id: "analysis-move", class: "analysis-move", "aria-live": "polite" });
   const body = el("div", { class: "analysis-body" });
   const controls = el("div", { class: "analysis-controls" });
   section.replaceChildren(el("h2", { id: "analysis-title", text: t("analysis.title") }),
     el("p", { class: "muted", text: t("analysis.intro") }), controls, moveLine, body);
-  const panel = { analysis: null, byMove: new Map(), step: 0, state: null };
+  /** @type {AnalysisPanel} */
+  const panel = { analysis: null, byMove: new Map(), step: 0, state: null, show, start };
 
-  const names = (seat) => nameOf(panel.state, seat);
+  const names = (/** @type {number} */ seat) => nameOf(panel.state, seat);
   const drawn = () => { // the summary and chart, once both the analysis and the names are in
     if (section.dataset.ready || !panel.analysis || !panel.state) return;
     body.replaceChildren(summary(panel.analysis, names), lossChart(panel.analysis, names, totalMoves));
     section.dataset.ready = "true";
   };
 
-  panel.show = (step, state) => {
+  /**
+   * @param {number} step
+   * @param {ReplayState | null} state
+   */
+  function show(step, state) {
     panel.step = step;
     panel.state = state || panel.state;
     if (!panel.analysis) return;
@@ -171,9 +228,9 @@ export function mountAnalysis(section, gameId, totalMoves) {
     moveLine.textContent = t(judged.card === judged.best ? "analysis.agreed" : "analysis.gave_up", params);
     moveLine.dataset.loss = String(judged.loss);
     moveLine.dataset.best = judged.best;
-  };
+  }
 
-  panel.start = () => {
+  function start() {
     const ask = button.querySelector("button");
     if (ask && !ask.disabled) ask.click(); // its progress shows beside it
     return fetchAnalysis(gameId, () => {}).then((analysis) => {
@@ -182,7 +239,7 @@ export function mountAnalysis(section, gameId, totalMoves) {
       controls.replaceChildren();
       panel.show(panel.step, panel.state);
     });
-  };
+  }
 
   const button = analyseButton(gameId);
   button.querySelector("button")?.addEventListener("click", () => panel.start().catch(() => {}));
@@ -193,6 +250,10 @@ export function mountAnalysis(section, gameId, totalMoves) {
   return panel;
 }
 
+/**
+ * @param {ReplayState | null} state
+ * @param {number} seat
+ */
 function nameOf(state, seat) {
   const entry = ((state && state.seats) || []).find((s) => s.seat === seat);
   return (entry && entry.name) || `Seat ${seat}`;

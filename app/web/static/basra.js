@@ -5,6 +5,20 @@ import { has, nm, num, t, tx } from "./i18n.js";
 
 export { el };
 
+/** @typedef {import("../generated/basra").components["schemas"]["MoveOut"]} Move */
+/** @typedef {import("./i18n.js").Param} Param */
+/** @typedef {import("./dom.js").Attr} Attr */
+/** @typedef {{seat: number, token: string}} StoredSeat a seat this browser holds, with its bearer */
+/**
+ * A seat as every reader of names has it: a view's, a replay's, a listing's.
+ * @typedef {{seat: number, name?: string | null, bot?: string | null, side?: number}} NamedSeat
+ */
+/**
+ * What the naming functions read of a game: its seats (a view, a replay's state, a listing).
+ * @typedef {{seats?: NamedSeat[]}} Seated
+ */
+
+/** @type {Record<string, string>} */
 const SUIT_SYMBOL = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
 
 /**
@@ -77,8 +91,12 @@ export async function api(method, path, { body, token, headers = {} } = {}) {
 }
 
 // The bearer token of each seat this browser holds, kept per game id.
-const TOKEN_KEY = (gameId) => `basra:seat:${gameId}`;
+const TOKEN_KEY = (/** @type {string} */ gameId) => `basra:seat:${gameId}`;
 
+/**
+ * @param {string} gameId
+ * @returns {StoredSeat | null}
+ */
 export function loadSeat(gameId) {
   try {
     const stored = JSON.parse(localStorage.getItem(TOKEN_KEY(gameId)) || "null");
@@ -88,28 +106,49 @@ export function loadSeat(gameId) {
   }
 }
 
+/**
+ * @param {string} gameId
+ * @param {number} seat
+ * @param {string} token
+ */
 export function saveSeat(gameId, seat, token) {
   localStorage.setItem(TOKEN_KEY(gameId), JSON.stringify({ seat, token }));
 }
 
+/** @param {string} code */
 export function parseCard(code) {
   const text = String(code).toUpperCase();
   return { rank: text.slice(0, -1), suit: text.slice(-1) };
 }
 
+/**
+ * The HTTP status a refusal came with (0: no answer), undefined for anything else thrown.
+ * @param {unknown} err
+ * @returns {number | undefined}
+ */
+export function statusOf(err) {
+  return err instanceof ApiError ? err.status : undefined;
+}
+
 // A problem from the API in the page's language, from its stable `code`; the server's own
 // English words only where the catalogue has no message for the code.
+/**
+ * @param {unknown} err anything thrown
+ * @returns {string}
+ */
 export function errorText(err) {
   if (err instanceof ApiError) {
     if (err.code && has(`error.${err.code}`)) return t(`error.${err.code}`);
     if (err.status >= 500) return t("error.server");
     return err.message;
   }
-  return String(err && err.message ? err.message : err);
+  const message = err && typeof err === "object" && "message" in err ? err.message : undefined;
+  return String(message || err);
 }
 
 // "9 of hearts" in the page's language: the words players of that language use for the suits
 // and the court cards.
+/** @param {string} code */
 export function cardName(code) {
   const { rank, suit } = parseCard(code);
   const rankName = /^[AJQK]$/.test(rank) ? t(`rank.${rank}`) : num(Number(rank));
@@ -118,16 +157,19 @@ export function cardName(code) {
 
 // "9♥". On a right-to-left page each card is isolated left to right (U+2066 ... U+2069), so the
 // suit stays after the rank and a list of cards keeps its order.
+/** @param {string} code */
 export function cardText(code) {
   const { rank, suit } = parseCard(code);
   const text = rank + (SUIT_SYMBOL[suit] || suit);
   return document.documentElement.dir === "rtl" ? `\u2066${text}\u2069` : text;
 }
 
+/** @param {readonly string[] | null | undefined} codes */
 export function cardsText(codes) {
   return codes && codes.length ? codes.map(cardText).join(" ") : t("move.nothing");
 }
 
+/** @param {string} code */
 export function isRed(code) {
   const { suit } = parseCard(code);
   return suit === "H" || suit === "D";
@@ -136,7 +178,7 @@ export function isRed(code) {
 // A card face: rank and suit in the corners, a large suit symbol in the middle.
 /**
  * @param {string} code
- * @param {{tag?: string, attrs?: Record<string, any>}} [options]
+ * @param {{tag?: "div" | "button", attrs?: Record<string, Attr>}} [options]
  */
 export function cardFace(code, { tag = "div", attrs = {} } = {}) {
   const { rank, suit } = parseCard(code);
@@ -152,11 +194,17 @@ export function cardFace(code, { tag = "div", attrs = {} } = {}) {
   );
 }
 
+/** @param {string} [extraClass] */
 export function cardBack(extraClass = "") {
   return el("div", { class: `card back ${extraClass}`.trim(), "aria-hidden": "true" });
 }
 
 // A seat's name: the player's, a bot's level name, numbered where two bots of one level play.
+/**
+ * @param {Seated} view
+ * @param {number} seat
+ * @returns {string}
+ */
 export function seatName(view, seat) {
   const entry = (view.seats || []).find((s) => s.seat === seat);
   if (!entry) return t("seat.number", { n: seat + 1 });
@@ -171,10 +219,15 @@ export function seatName(view, seat) {
   return t("seat.open");
 }
 
+/** @param {string} level */
 export function botLevel(level) {
   return has(`bot.level.${level}`) ? t(`bot.level.${level}`) : String(level);
 }
 
+/**
+ * @param {Seated} view
+ * @param {number} side
+ */
 export function sideName(view, side) {
   const seats = (view.seats || []).filter((s) => s.side === side).map((s) => seatName(view, s.seat));
   return seats.length ? seats.join(t("side.joiner")) : t("side.number", { n: side + 1 });
@@ -182,6 +235,18 @@ export function sideName(view, side) {
 
 // What a move did, as nodes (names in <bdi>). `timedOut`: the server played it when the seat's
 // time ran out.
+/**
+ * @typedef {object} MoveWords
+ * @property {Param} [who] how the seat that played is named (its name by default)
+ * @property {boolean} [timedOut]
+ */
+/**
+ * @param {Seated} view
+ * @param {Move | null | undefined} move
+ * @param {number | null | undefined} you
+ * @param {MoveWords} [options]
+ * @returns {(string | Node)[]}
+ */
 export function describeMove(view, move, you, { who = null, timedOut = false } = {}) {
   if (!move) return [];
   const mine = move.seat === you;
@@ -198,12 +263,22 @@ export function describeMove(view, move, you, { who = null, timedOut = false } =
   return parts;
 }
 
+/**
+ * @param {Seated} view
+ * @param {Move | null | undefined} move
+ * @param {number | null | undefined} you
+ * @param {MoveWords} [options]
+ */
 export function moveString(view, move, you, options) {
   return describeMove(view, move, you, options).map((p) => (p instanceof Node ? p.textContent : p)).join("");
 }
 
 // The plays the server made for seats whose time ran out, from the game's event log: each
 // TurnTimedOut names the seat and the card, within the round dealt last (see table.js moveKey).
+/**
+ * @param {{type: string, data?: Record<string, unknown> | null}[]} events
+ * @returns {string[]}
+ */
 export function timedOutMoves(events) {
   const keys = [];
   let round = 1;

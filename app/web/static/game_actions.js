@@ -2,11 +2,11 @@
 // What the player does at the table: play a card (one Idempotency-Key per intended move, sent
 // again with a retry), join, resign, ask for a rematch, copy the invite link; and naming this
 // browser's player and keeping the seat an answer gave it, which the lobby does too.
-import { ApiError, api, cardText, saveSeat } from "./basra.js";
+import { ApiError, api, cardText, saveSeat, statusOf } from "./basra.js";
 import { byId as $, fieldById } from "./dom.js";
 import { t } from "./i18n.js";
 import { ensurePlayer, renamePlayer } from "./player.js";
-import { addMoves, game, sleep } from "./game_state.js";
+import { addMoves, game, openId, sleep } from "./game_state.js";
 import { unfollow } from "./game_stream.js";
 import { enqueue, openGame, refresh } from "./game_playback.js";
 import { draw, setStatus, showError, showPlayer } from "./game_view.js";
@@ -18,6 +18,7 @@ import { yourTurn } from "./table.js";
 /** @typedef {import("../generated/basra").components["schemas"]["MoveResult"]} MoveResult */
 /** @typedef {import("../generated/basra").components["schemas"]["Joined"]} Joined */
 /** @typedef {import("../generated/basra").components["schemas"]["CreatedGame"]} CreatedGame */
+/** @typedef {import("../generated/basra").components["schemas"]["Resigned"]} Resigned */
 
 // A move whose answer did not come (the network, or a 5xx) is sent again, with the same key, this
 // many times at most, after these pauses (or the server's Retry-After, up to the longest).
@@ -33,7 +34,8 @@ function newKey() {
 /**
  * Whether a request that failed this way may have been lost on its way (or its answer was):
  * worth sending again, under the same key.
- * @param {any} err
+ * @param {unknown} err
+ * @returns {err is ApiError}
  */
 function retryable(err) {
   return err instanceof ApiError && (err.status === 0 || err.status >= 500);
@@ -51,7 +53,7 @@ async function sendMove(code, version) {
   const key = newKey();
   for (let attempt = 0; ; attempt += 1) {
     try {
-      const { data } = await api("POST", `/games/${encodeURIComponent(game.id)}/moves`, {
+      const { data } = await api("POST", `/games/${encodeURIComponent(openId())}/moves`, {
         token: game.token,
         body: { card: code },
         headers: { "Idempotency-Key": key, "If-Match": `"${version}"` },
@@ -92,7 +94,8 @@ export async function playCard(code) {
     await enqueue(data.state);
   } catch (err) {
     showError(err);
-    if (err.status === 409 || err.status === 412) game.etag = null; // the next look refreshes
+    const status = statusOf(err);
+    if (status === 409 || status === 412) game.etag = null; // the next look refreshes
   } finally {
     game.busy = false;
     if (game.refreshLater) {
@@ -148,7 +151,8 @@ export async function namedPlayer(name) {
     showPlayer(player);
     return player;
   } catch (err) {
-    if (err.status === 0 || err.status >= 500 || err.status === 429) throw err;
+    const status = statusOf(err);
+    if (status === 0 || (status !== undefined && status >= 500) || status === 429) throw err;
     return null;
   }
 }
@@ -168,7 +172,7 @@ export function keepSeat(gameId, seats, player) {
     return held;
   }
   const mine = (seats || []).find((s) => s.token);
-  if (mine) saveSeat(gameId, mine.seat, mine.token);
+  if (mine && mine.token) saveSeat(gameId, mine.seat, mine.token);
   return mine || null;
 }
 
@@ -192,10 +196,10 @@ export async function joinGame(event) {
     setStatus(t("status.joining"));
     const player = await namedPlayer(name);
     /** @type {{data: Joined}} */
-    const { data } = await api("POST", `/games/${encodeURIComponent(game.id)}/join`,
+    const { data } = await api("POST", `/games/${encodeURIComponent(openId())}/join`,
       { body, token: player ? player.token : null });
     game.token = player ? player.token : data.token;
-    saveSeat(game.id, data.seat, game.token);
+    saveSeat(openId(), data.seat, game.token);
     game.etag = null;
     if (invite) history.replaceState({}, "", location.pathname); // the invite has done its job
     setStatus(t("status.joined"));
@@ -210,7 +214,8 @@ export async function joinGame(event) {
 export async function resign() {
   if (/** @type {HTMLDialogElement} */ ($("resign-dialog")).returnValue !== "resign") return;
   try {
-    const { data } = await api("POST", `/games/${encodeURIComponent(game.id)}/resign`, { token: game.token });
+    /** @type {{data: Resigned | null}} */
+    const { data } = await api("POST", `/games/${encodeURIComponent(openId())}/resign`, { token: game.token });
     setStatus(t("status.resigned"));
     if (data && data.state) await enqueue(data.state);
   } catch (err) {
@@ -238,11 +243,11 @@ export async function rematch(button) {
   button.disabled = true;
   try {
     /** @type {{data: CreatedGame}} */
-    const { data } = await api("POST", `/games/${encodeURIComponent(game.id)}/rematch`, { token: game.token });
+    const { data } = await api("POST", `/games/${encodeURIComponent(openId())}/rematch`, { token: game.token });
     // The caller sits where it sat: its seat comes back with a token of its own.
     const player = await ensurePlayer().catch(() => null);
     const mine = (data.seats || []).find((s) => s.token) || null;
-    if (mine) saveSeat(data.id, mine.seat, mine.token);
+    if (mine && mine.token) saveSeat(data.id, mine.seat, mine.token);
     else keepSeat(data.id, data.seats, player);
     history.pushState({}, "", `/play/${encodeURIComponent(data.id)}`);
     unfollow();

@@ -2,7 +2,7 @@
 // Showing the game as it changes: each new view waits its turn in a queue, and the moves that
 // led to it are played back one at a time (step.js works out each step) so bot plays can be
 // followed; then the round's summary, "your turn", the end of the game.
-import { loadSeat } from "./basra.js";
+import { loadSeat, statusOf } from "./basra.js";
 import { byId as $, el } from "./dom.js";
 import { t } from "./i18n.js";
 import { ensurePlayer, playerToken, ratingChange, refreshPlayer } from "./player.js";
@@ -16,6 +16,7 @@ import { isSeated, moveKey, yourTurn } from "./table.js";
 
 /** @typedef {import("./game_state.js").View} View */
 /** @typedef {import("./game_state.js").Move} Move */
+/** @typedef {import("./live.js").StreamRecord} StreamRecord */
 
 /**
  * Opens the game `id` on the table: its view (given, or fetched with this browser's token) and
@@ -28,7 +29,7 @@ export async function openGame(id, initialView = null, initialMoves = []) {
   game.id = id;
   // The seat's own token, or the player's that holds it. Opened from an address, the player's
   // bearer is tried: a player who holds no seat of this game is answered 403 and watches (below).
-  game.token = (loadSeat(id) || {}).token || (initialView ? null : playerToken());
+  game.token = loadSeat(id)?.token || (initialView ? null : playerToken());
   game.etag = null;
   game.moves = [];
   game.view = null;
@@ -48,7 +49,8 @@ export async function openGame(id, initialView = null, initialMoves = []) {
     try {
       view = await fetchView();
     } catch (err) {
-      if (game.token && (err.status === 401 || err.status === 403)) {
+      const status = statusOf(err);
+      if (game.token && (status === 401 || status === 403)) {
         game.token = null; // a stale token: carry on as a spectator
         view = await fetchView();
       } else {
@@ -56,6 +58,8 @@ export async function openGame(id, initialView = null, initialMoves = []) {
       }
     }
   }
+  // Without an If-None-Match (no etag yet) the answer is always a view.
+  if (!view) throw new Error("the game's view did not come");
   addMoves(initialMoves);
   try {
     if (view.status !== "waiting") await fetchMoves();
@@ -79,7 +83,7 @@ export async function openGame(id, initialView = null, initialMoves = []) {
 
 /**
  * Something changed (a stream record, or a poll tick): fetch the view, then show it.
- * @param {{event: string, data: any}[]} records
+ * @param {StreamRecord[]} records
  */
 export async function refresh(records) {
   if (!game.id) return;

@@ -52,6 +52,15 @@ export const game = {
   ratingBefore: null,
 };
 
+/**
+ * The id of the game on the page, which openGame() sets before anything asks for it.
+ * @returns {string}
+ */
+export function openId() {
+  if (game.id === null) throw new Error("no game is open on this page");
+  return game.id;
+}
+
 export const PACE_KEY = "basra:pace";
 
 /**

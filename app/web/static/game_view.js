@@ -7,7 +7,7 @@ import { byId as $, fieldById } from "./dom.js";
 import { t, tx } from "./i18n.js";
 import { tickClocks } from "./clock.js";
 import { ratingText } from "./player.js";
-import { INVITE_KEY, game, shownMoves } from "./game_state.js";
+import { INVITE_KEY, game, openId, shownMoves } from "./game_state.js";
 import {
   isSeated, moveKey, moveNodes, renderFloor, renderHand, renderLog, renderResult, renderRounds,
   renderScoreboard, renderSeats, renderStock, renderTurn, yourTurn,
@@ -53,12 +53,14 @@ export function setStatus(message, kind = "info") {
   node.removeAttribute("title");
 }
 
-/** @param {any} err an ApiError, or anything thrown */
+/** @param {unknown} err an ApiError, or anything thrown */
 export function showError(err) {
   setStatus(errorText(err), "error");
   const node = $("game").hidden ? $("status") : $("notice");
-  if (err && err.code) node.dataset.code = err.code;
-  if (err && err.problem && err.problem.detail) node.title = err.problem.detail;
+  // An ApiError's code and problem (anything else thrown that has a code shows it too).
+  const { code, problem } = /** @type {{code?: unknown, problem?: {detail?: unknown}}} */ (Object(err));
+  if (code) node.dataset.code = String(code);
+  if (problem && problem.detail) node.title = String(problem.detail);
 }
 
 /** @param {Player} player */
@@ -124,7 +126,7 @@ export function draw(view, { final = false, playing = null, justPlayed = null } 
   renderTurn(view, ctx);
   renderHand(view, ctx);
   renderRounds(view, ctx.moves);
-  renderResult(view, game.id, resultExtras(view));
+  renderResult(view, openId(), resultExtras(view));
   renderLog(view, ctx.moves, game.timedOut);
   drawTools(view, final);
 }
@@ -136,7 +138,7 @@ export function redrawLog() {
 
 /** The result panel again (a rematch offer came). */
 export function redrawResult() {
-  if (game.view) renderResult(game.view, game.id, resultExtras(game.view));
+  if (game.view) renderResult(game.view, openId(), resultExtras(game.view));
 }
 
 /**
@@ -144,9 +146,9 @@ export function redrawResult() {
  * @returns {string}
  */
 function shareLink(view) {
-  const invite = localStorage.getItem(INVITE_KEY(view.id || game.id));
+  const invite = localStorage.getItem(INVITE_KEY(view.id || openId()));
   // The invite goes in the fragment: browsers never send it to a server, so no log holds it.
-  return `${location.origin}/play/${encodeURIComponent(view.id || game.id)}${invite ? `#invite=${encodeURIComponent(invite)}` : ""}`;
+  return `${location.origin}/play/${encodeURIComponent(view.id || openId())}${invite ? `#invite=${encodeURIComponent(invite)}` : ""}`;
 }
 
 /** @param {View} view */
@@ -158,7 +160,7 @@ function drawJoinAndShare(view) {
   const others = (view.seats || []).filter((s) => s.name && !s.bot).map((s) => s.name);
   const who = others.flatMap((name, index) => (index ? [t("list.comma"), el("bdi", { text: name })] : [el("bdi", { text: name })]));
   $("join-who").replaceChildren(...(others.length ? tx("join.waiting_for_you", { names: el("span", {}, ...who), count: others.length }) : []));
-  const invite = localStorage.getItem(INVITE_KEY(view.id || game.id));
+  const invite = localStorage.getItem(INVITE_KEY(view.id || openId()));
   const share = $("share");
   share.hidden = !(view.status === "waiting" && (!spectator || invite));
   if (!share.hidden) {
@@ -175,7 +177,7 @@ function drawTools(view, final) {
   const clockOn = Boolean(view.deadline) && view.status === "active";
   $("clock").hidden = !(final && clockOn);
   if (final) {
-    $("clock").dataset.deadline = clockOn ? view.deadline : "";
+    $("clock").dataset.deadline = clockOn && view.deadline ? view.deadline : "";
     tickClocks(game.shown);
   }
   // Resigning came with the turn clock (API.md 13-14): a view with `deadline` offers it.

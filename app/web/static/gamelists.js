@@ -7,13 +7,18 @@ import { ensurePlayer } from "./player.js";
 import { sideOfSeat } from "./table.js";
 import { byId as $ } from "./dom.js";
 
+/** @typedef {import("./game_state.js").View} View */
+/** @typedef {import("../generated/basra").components["schemas"]["PlayerGame"]} PlayerGame */
+/** @typedef {import("../generated/basra").components["schemas"]["PlayerGamesPage"]} PlayerGamesPage */
+/** @typedef {import("../generated/basra").components["schemas"]["GamesPage"]} GamesPage */
+/** @typedef {import("../generated/basra").components["schemas"]["ListedSeat"]} ListedSeat */
 
 // The player's games (API.md 23: opponents, scores, when, whose turn), newest first; without a
 // player, the games this browser holds a seat in, each from its own view.
 export function listMyGames() {
   ensurePlayer()
     .then((player) => api("GET", `/players/${encodeURIComponent(player.id)}/games?limit=8`, { token: player.token })
-      .then(({ data }) => ({ player, games: (data && data.games) || [] })))
+      .then((/** @type {{data: PlayerGamesPage}} */ { data }) => ({ player, games: (data && data.games) || [] })))
     .then(({ player, games }) => {
       if (!games.length || !games.every((g) => Array.isArray(g.players))) {
         listLocalGames();
@@ -27,6 +32,10 @@ export function listMyGames() {
 }
 
 // One line of a player's games: "vs Omar · 12 : 30 · 5 December, 14:02 · your turn".
+/**
+ * @param {PlayerGame} g
+ * @param {string} me the player's id
+ */
 function historyEntry(g, me) {
   const mine = (g.players || []).find((p) => p.player === me);
   const mySide = mine ? mine.seat % 2 : 0;
@@ -44,6 +53,7 @@ function historyEntry(g, me) {
 }
 
 function listLocalGames() {
+  /** @type {string[]} */
   const items = [];
   for (let i = 0; i < localStorage.length; i += 1) {
     const key = localStorage.key(i);
@@ -56,7 +66,7 @@ function listLocalGames() {
   for (const id of ids) {
     const seat = loadSeat(id);
     api("GET", `/games/${encodeURIComponent(id)}`, { token: seat && seat.token })
-      .then(({ data }) => {
+      .then((/** @type {{data: View}} */ { data }) => {
         const item = $("my-games-list").querySelector(`li[data-game="${CSS.escape(id)}"]`);
         if (item) item.replaceChildren(...gameEntry(data, id));
       })
@@ -68,6 +78,10 @@ function listLocalGames() {
 }
 
 // "vs Omar · 12 : 30 · your turn": a line of a game list, from the game's view.
+/**
+ * @param {View} view
+ * @param {string} id
+ */
 export function gameEntry(view, id) {
   const you = view.you;
   const mySide = typeof you === "number" ? sideOfSeat(view, you) : 0;
@@ -86,13 +100,16 @@ export function gameEntry(view, id) {
 
 export async function listOpenGames() {
   try {
+    /** @type {{data: GamesPage}} */
     const { data } = await api("GET", "/games?status=waiting&limit=10");
     const games = (data && data.games) || [];
     $("open-games-list").replaceChildren(...games.filter((g) => g && g.id).map((g) => {
-      const names = (g.seats || []).filter((s) => s.name || s.bot).map((s) => seatName(g, s.seat));
+      // A listing's seats hold `seat`, `name`, `bot` and `player` (openapi.yaml says so in words).
+      const seats = /** @type {ListedSeat[]} */ (g.seats || []);
+      const names = seats.filter((s) => s.name || s.bot).map((s) => seatName({ seats }, s.seat));
       const who = names.flatMap((name, index) => (index ? [t("list.comma"), el("bdi", { text: name })] : [el("bdi", { text: name })]));
       return el("li", {}, el("a", { href: `/play/${encodeURIComponent(g.id)}` },
-        ...tx("games.open", { names: el("span", {}, ...who), count: (g.seats || []).length })));
+        ...tx("games.open", { names: el("span", {}, ...who), count: seats.length })));
     }));
     $("open-games").hidden = $("open-games-list").children.length === 0;
   } catch (err) {

@@ -6,6 +6,21 @@
 // attributes) so a right-to-left name never reorders the figures beside it.
 import { el } from "./dom.js";
 
+/** @typedef {{code: string, name: string, dir?: "rtl"}} Language */
+/**
+ * A message: a string, or the words for each plural category of `count`.
+ * @typedef {string | Partial<Record<Intl.LDMLPluralRule, string>>} Message
+ */
+/** @typedef {Record<string, Message>} Catalogue */
+/** @typedef {{name: string}} Named a person's or a bot's name (nm()) */
+/**
+ * What a message's {placeholder} is given: numbers are written in the page's language, names
+ * isolated, nodes put in as they are.
+ * @typedef {string | number | boolean | Node | Named | null | undefined} Param
+ */
+/** @typedef {Record<string, Param>} Params */
+
+/** @type {Language[]} */
 export const LANGUAGES = [
   { code: "en", name: "English" },
   { code: "ar", name: "العربية", dir: "rtl" },
@@ -17,21 +32,42 @@ export const LANGUAGES = [
 ];
 const LANG_KEY = "basra:lang";
 // Browsers name some of these languages with other tags: Filipino is Tagalog's standard form.
+/** @type {Record<string, string>} */
 const ALIASES = { fil: "tl" };
 
+/**
+ * @type {{lang: string, messages: Catalogue, fallback: Catalogue,
+ *   plural: Intl.PluralRules | null, number: Intl.NumberFormat | null}}
+ */
 const state = { lang: "en", messages: {}, fallback: {}, plural: null, number: null };
+
+/**
+ * The page language's plural rules and number format, which initI18n() sets up first.
+ * @returns {{plural: Intl.PluralRules, number: Intl.NumberFormat}}
+ */
+function formats() {
+  const { plural, number } = state;
+  if (!plural || !number) throw new Error("initI18n() has not loaded the catalogue yet");
+  return { plural, number };
+}
 
 export function language() {
   return state.lang;
 }
 
+/** @returns {"ltr" | "rtl"} */
 export function direction(code = state.lang) {
-  return (LANGUAGES.find((l) => l.code === code) || {}).dir || "ltr";
+  return LANGUAGES.find((l) => l.code === code)?.dir || "ltr";
 }
 
 // The stored choice, else the first of the browser's languages that has a catalogue, else English.
+/**
+ * @param {string | null} stored
+ * @param {readonly string[] | null | undefined} preferred
+ * @returns {string}
+ */
 export function pickLanguage(stored, preferred) {
-  const known = (code) => LANGUAGES.some((l) => l.code === code);
+  const known = (/** @type {string} */ code) => LANGUAGES.some((l) => l.code === code);
   if (stored && known(stored)) return stored;
   for (const tag of preferred || []) {
     const primary = String(tag).toLowerCase().split("-")[0];
@@ -41,6 +77,10 @@ export function pickLanguage(stored, preferred) {
   return "en";
 }
 
+/**
+ * @param {string} code
+ * @returns {Promise<Catalogue>}
+ */
 async function load(code) {
   const response = await fetch(`/static/web/i18n/${code}.json`, { cache: "no-cache" });
   if (!response.ok) throw new Error(`no catalogue for ${code}`);
@@ -68,6 +108,7 @@ export async function initI18n() {
   addSwitch();
 }
 
+/** @param {string} code */
 export function setLanguage(code) {
   localStorage.setItem(LANG_KEY, code);
   location.reload(); // every text of the page is drawn again in the new language
@@ -82,39 +123,69 @@ function addSwitch() {
   bar.append(select);
 }
 
+/**
+ * @param {string} key
+ * @returns {Message | null}
+ */
 function lookup(key) {
   if (Object.prototype.hasOwnProperty.call(state.messages, key)) return state.messages[key];
   if (Object.prototype.hasOwnProperty.call(state.fallback, key)) return state.fallback[key];
   return null;
 }
 
+/** @param {string} key */
 export function has(key) {
   return lookup(key) !== null;
 }
 
+/**
+ * A number in the page's language; anything else as text.
+ * @param {unknown} value
+ * @param {Intl.NumberFormatOptions} [options]
+ * @returns {string}
+ */
 export function num(value, options) {
   if (typeof value !== "number" || !Number.isFinite(value)) return String(value ?? "");
-  return options ? new Intl.NumberFormat(state.lang, options).format(value) : state.number.format(value);
+  return options ? new Intl.NumberFormat(state.lang, options).format(value) : formats().number.format(value);
 }
 
+/**
+ * @param {string} key
+ * @param {Params} params
+ * @returns {string}
+ */
 function template(key, params) {
   const message = lookup(key);
   if (message === null) return key;
   if (typeof message === "string") return message;
   const count = Number(params.count ?? 0);
-  return message[state.plural.select(count)] ?? message.other ?? "";
+  return message[formats().plural.select(count)] ?? message.other ?? "";
 }
 
+/**
+ * @param {string} key
+ * @param {Params} params
+ */
 function parts(key, params) {
   return template(key, params).split(/(\{[a-zA-Z_]+\})/).filter((p) => p !== "");
 }
 
+/**
+ * @param {Params} params
+ * @param {string} name
+ * @returns {Param}
+ */
 function value(params, name) {
   const raw = params[name];
   return typeof raw === "number" ? num(raw) : raw;
 }
 
 // A message as a string; names inside it are wrapped in Unicode isolates.
+/**
+ * @param {string} key
+ * @param {Params} [params]
+ * @returns {string}
+ */
 export function t(key, params = {}) {
   return parts(key, params).map((part) => {
     const match = /^\{([a-zA-Z_]+)\}$/.exec(part);
@@ -127,6 +198,11 @@ export function t(key, params = {}) {
 }
 
 // A message as nodes for el(): names become <bdi> elements, nodes are put in as they are.
+/**
+ * @param {string} key
+ * @param {Params} [params]
+ * @returns {(string | Node)[]}
+ */
 export function tx(key, params = {}) {
   return parts(key, params).map((part) => {
     const match = /^\{([a-zA-Z_]+)\}$/.exec(part);
@@ -139,29 +215,39 @@ export function tx(key, params = {}) {
 }
 
 // A person's or a bot's name as a parameter of t()/tx().
+/**
+ * @param {string | null | undefined} name
+ * @returns {Named}
+ */
 export function nm(name) {
   return { name: String(name ?? "") };
 }
 
+/** @param {string} text */
 export function isolate(text) {
   return `\u2068${text}\u2069`;
 }
 
 // Static text of the HTML: data-i18n="key" sets the text, data-i18n-attr="attr=key;attr=key"
 // sets attributes.
+/** @param {ParentNode} root */
 export function translatePage(root) {
-  for (const node of root.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
-  for (const node of root.querySelectorAll("[data-i18n-attr]")) {
-    for (const pair of node.dataset.i18nAttr.split(";")) {
+  // The selectors match only elements that carry the attribute read.
+  for (const node of /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll("[data-i18n]"))) {
+    node.textContent = t(/** @type {string} */ (node.dataset.i18n));
+  }
+  for (const node of /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll("[data-i18n-attr]"))) {
+    for (const pair of /** @type {string} */ (node.dataset.i18nAttr).split(";")) {
       const [attr, key] = pair.split("=").map((s) => s.trim());
       if (attr && key) node.setAttribute(attr, t(key));
     }
   }
   const title = /** @type {HTMLElement | null} */ (document.querySelector("title[data-i18n]"));
-  if (title) document.title = t(title.dataset.i18n);
+  if (title) document.title = t(/** @type {string} */ (title.dataset.i18n));
 }
 
 // "3 minutes ago", "in 2 hours": Intl.RelativeTimeFormat in the page's language.
+/** @param {string} iso */
 export function relativeTime(iso) {
   const then = Date.parse(iso);
   if (!Number.isFinite(then)) return "";
@@ -173,6 +259,7 @@ export function relativeTime(iso) {
   return format.format(seconds, "second");
 }
 
+/** @param {string} iso */
 export function dateTime(iso) {
   const then = new Date(iso);
   if (Number.isNaN(then.getTime())) return "";

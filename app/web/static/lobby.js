@@ -3,29 +3,54 @@
 // and explanation comes from GET /rules; nothing about the rules is typed in here.
 import { api, el, botLevel } from "./basra.js";
 import { has, num, t } from "./i18n.js";
-import { byId as $, fieldById } from "./dom.js";
+import { byId as $, fieldById, findById } from "./dom.js";
+
+/** @typedef {import("./dom.js").Attr} Attr */
+/** @typedef {import("../generated/basra").components["schemas"]["RuleOption"]} RuleOption */
+/**
+ * GET /rules. supportsRated() also reads `rated_games`, which GameSetup does not have: absent,
+ * every table may be rated.
+ * @typedef {import("../generated/basra").components["schemas"]["GameSetup"] & {rated_games?: boolean}} Catalog
+ */
+/**
+ * The body of POST /games as the form builds it.
+ * @typedef {{players: Record<string, unknown>[], rules?: Record<string, unknown>, public?: boolean, rated?: boolean}} GameRequest
+ */
 
 // Options with a place of their own in the form (the target and the turn clock).
 const OWN_PLACE = new Set(["target_score", "turn_seconds", "max_timeouts"]);
 const CLOCK_PRESETS = [15, 30, 60, 120, 300];
 
+/**
+ * The form's choices: each seat is "you", "open" or "bot:<level>".
+ * @type {{catalog: Catalog | null, players: number, seats: string[], target: number | null}}
+ */
 const setup = { catalog: null, players: 2, seats: [], target: null };
 
-export const sideOf = (seat) => seat % 2; // RULES.md 1.1: seats 0 and 2 are side 0
-export const teamName = (side) => t(side === 0 ? "team.a" : "team.b");
+export const sideOf = (/** @type {number} */ seat) => seat % 2; // RULES.md 1.1: seats 0 and 2 are side 0
+export const teamName = (/** @type {number} */ side) => t(side === 0 ? "team.a" : "team.b");
 
+/** GET /rules, which loadLobby() reads before anything of the form is drawn. */
+function catalog() {
+  if (!setup.catalog) throw new Error("the rules (GET /rules) are not loaded yet");
+  return setup.catalog;
+}
+
+/** @param {unknown} value */
 function words(value) {
   return String(value).replaceAll("_", " ");
 }
 
+/** @param {string | undefined} name */
 function option(name) {
-  return (setup.catalog.options || []).find((o) => o.name === name) || null;
+  return (catalog().options || []).find((o) => o.name === name) || null;
 }
 
 // ---- players and seats -------------------------------------------------------------------
 
+/** @returns {{value: string, text: string, help?: string}[]} */
 function seatChoices() {
-  const bots = setup.catalog.bots || [];
+  const bots = catalog().bots || [];
   return [
     { value: "you", text: t("setup.seat_you") },
     ...bots.map((b) => {
@@ -37,18 +62,21 @@ function seatChoices() {
   ];
 }
 
+/** @param {number} count */
 function defaultSeats(count) {
-  const bots = (setup.catalog.bots || []).map((b) => b.level);
+  const bots = (catalog().bots || []).map((b) => b.level);
   const level = bots.includes("greedy") ? "greedy" : bots[0];
   return Array.from({ length: count }, (_, i) => (i === 0 ? "you" : `bot:${level}`));
 }
 
 // A bot's rating as the API gives it: a number, or a rating object.
+/** @param {number | {value: number}} rating */
 function ratingFigure(rating) {
   const value = typeof rating === "object" && rating !== null ? rating.value : rating;
   return typeof value === "number" ? num(value, { maximumFractionDigits: 1 }) : String(value);
 }
 
+/** @param {number} seat */
 function seatTitle(seat) {
   if (setup.players === 2) return t(seat === 0 ? "setup.seat_first" : "setup.seat_opponent", { n: seat + 1 });
   const role = seat === 2 ? "setup.role_partner" : seat === 0 ? "setup.role_none" : "setup.role_opponent";
@@ -61,7 +89,7 @@ function drawSeats() {
     const select = el("select", { id: `seat-${seat}`, "data-seat": seat },
       ...choices.map((c) => el("option", { value: c.value, text: c.text, selected: c.value === value })));
     select.addEventListener("change", () => chooseSeat(seat, select.value));
-    const help = (choices.find((c) => c.value === value) || {}).help || "";
+    const help = choices.find((c) => c.value === value)?.help || "";
     return el("label", { class: `seat-setup side-${sideOf(seat)}` },
       el("span", { class: "seat-title", text: seatTitle(seat) }), select,
       el("small", { class: "rule-help", text: help }));
@@ -75,6 +103,10 @@ function drawSeats() {
   $("rated-row").hidden = !supportsRated();
 }
 
+/**
+ * @param {number} seat
+ * @param {string} value
+ */
 function chooseSeat(seat, value) {
   if (value === "you") {
     // One browser holds one seat: "you" moves rather than doubles.
@@ -86,7 +118,7 @@ function chooseSeat(seat, value) {
 }
 
 function drawPlayerCounts() {
-  const counts = setup.catalog.players || [2];
+  const counts = catalog().players || [2];
   $("player-counts").replaceChildren(...counts.map((count) => {
     const input = el("input", { type: "radio", name: "players", value: count, id: `players-${count}`,
       checked: count === setup.players });
@@ -104,7 +136,7 @@ function drawPlayerCounts() {
 // ---- target score -------------------------------------------------------------------------
 
 function drawTargets() {
-  const target = setup.catalog.target_score;
+  const target = catalog().target_score;
   setup.target = target.default;
   const presets = target.presets || [target.default];
   const radios = [...presets.map(String), "custom"].map((value) => {
@@ -127,7 +159,7 @@ function drawTargets() {
 
 function chosenTarget() {
   const picked = /** @type {HTMLInputElement | null} */ (document.querySelector("input[name=target]:checked"));
-  const target = setup.catalog.target_score;
+  const target = catalog().target_score;
   if (!picked || picked.value !== "custom") return Number(picked ? picked.value : target.default);
   const value = Number(fieldById("target-custom").value);
   if (!Number.isInteger(value) || value < target.minimum || value > target.maximum) {
@@ -138,6 +170,7 @@ function chosenTarget() {
 
 // ---- house rules and the clock ----------------------------------------------------------------
 
+/** @param {RuleOption} opt */
 function describeDefault(opt) {
   if (opt.type === "boolean") return opt.default ? t("rules.on") : t("rules.off");
   if (opt.default === null || opt.default === undefined) return t("rules.none");
@@ -146,35 +179,45 @@ function describeDefault(opt) {
 
 // The house rules come from GET /rules; their labels and help in the page's language where the
 // catalogue has them (rule.<name>.label, rule.<name>.help, rule.<name>.<value>), else as served.
+/** @param {RuleOption} opt */
 function ruleLabel(opt) {
   return has(`rule.${opt.name}.label`) ? t(`rule.${opt.name}.label`) : opt.label;
 }
 
+/** @param {RuleOption} opt */
 function ruleHelp(opt) {
   return has(`rule.${opt.name}.help`) ? t(`rule.${opt.name}.help`) : opt.help;
 }
 
+/**
+ * @param {RuleOption} opt
+ * @param {unknown} value
+ */
 function valueLabel(opt, value) {
   return has(`rule.${opt.name}.${value}`) ? t(`rule.${opt.name}.${value}`) : typeof value === "number" ? num(value) : words(value);
 }
 
+/** @param {RuleOption} opt */
 function ruleControl(opt) {
   const id = `rule-${opt.name}`;
   const help = el("small", { class: "rule-help", id: `${id}-help` },
     ruleHelp(opt), " ", el("span", { class: "rule-default", text: t("rules.standard", { value: describeDefault(opt) }) }));
+  /** @type {HTMLSelectElement | HTMLInputElement} */
   let control;
   if (opt.type === "choice") {
-    control = el("select", { id, "data-rule": opt.name, "aria-describedby": `${id}-help`, disabled: opt.values.length < 2 },
-      ...opt.values.map((value) => {
+    const values = opt.values || []; // a choice always lists them
+    const select = el("select", { id, "data-rule": opt.name, "aria-describedby": `${id}-help`, disabled: values.length < 2 },
+      ...values.map((value) => {
         const label = value === opt.default ? t("setup.standard_value", { value: valueLabel(opt, value) }) : valueLabel(opt, value);
         return el("option", { value, text: label, selected: value === opt.default });
       }));
     // What the chosen value does, under the list (an option's own text stays short).
     const note = el("span", { class: "value-note", "aria-live": "polite" });
     const explain = () => {
-      const key = `rule.${opt.name}.${control.value}.help`;
-      note.textContent = has(key) ? t(key) : (opt.value_help || {})[control.value] || "";
+      const key = `rule.${opt.name}.${select.value}.help`;
+      note.textContent = has(key) ? t(key) : (opt.value_help || {})[select.value] || "";
     };
+    control = select;
     control.addEventListener("change", explain);
     explain();
     help.prepend(note);
@@ -182,7 +225,7 @@ function ruleControl(opt) {
     control = el("input", { id, type: "checkbox", "data-rule": opt.name, "aria-describedby": `${id}-help`, checked: Boolean(opt.default) });
   } else {
     control = el("input", { id, type: "number", inputmode: "numeric", "data-rule": opt.name, "aria-describedby": `${id}-help`,
-      min: opt.minimum, max: opt.maximum, value: opt.default ?? "" });
+      min: opt.minimum, max: opt.maximum, value: /** @type {Attr} */ (opt.default ?? "") }); // JSON: written as text
   }
   control.addEventListener("change", markChanged);
   const wrapper = opt.type === "boolean"
@@ -192,7 +235,13 @@ function ruleControl(opt) {
   return wrapper;
 }
 
-function ruleValue(opt, control) {
+/**
+ * @param {RuleOption} opt
+ * @param {HTMLElement} node the rule's control: an input, or a select (whose value is read alike)
+ * @returns {boolean | string | number | null}
+ */
+function ruleValue(opt, node) {
+  const control = /** @type {HTMLInputElement} */ (node);
   if (opt.type === "boolean") return control.checked;
   if (opt.type === "choice") return control.value;
   if (control.value === "" && opt.nullable) return null;
@@ -206,10 +255,11 @@ function ruleValue(opt, control) {
 
 // The options that differ from the standard rules; only those are sent.
 function changedRules() {
+  /** @type {Record<string, unknown>} */
   const rules = {};
-  for (const opt of setup.catalog.options || []) {
+  for (const opt of catalog().options || []) {
     if (OWN_PLACE.has(opt.name)) continue;
-    const control = $(`rule-${opt.name}`);
+    const control = findById(`rule-${opt.name}`);
     if (!control) continue;
     const value = ruleValue(opt, control);
     if (value !== opt.default) rules[opt.name] = value;
@@ -221,10 +271,10 @@ function markChanged() {
   let count = 0;
   for (const node of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("#rule-options .rule"))) {
     const opt = option(node.dataset.rule);
-    const control = $(`rule-${opt.name}`);
+    if (!opt) continue; // every rule drawn is one of the catalogue's
     let changed = false;
     try {
-      changed = ruleValue(opt, control) !== opt.default;
+      changed = ruleValue(opt, $(`rule-${opt.name}`)) !== opt.default;
     } catch (err) {
       changed = true;
     }
@@ -235,7 +285,7 @@ function markChanged() {
 }
 
 function drawRules() {
-  const options = (setup.catalog.options || []).filter((o) => !OWN_PLACE.has(o.name));
+  const options = (catalog().options || []).filter((o) => !OWN_PLACE.has(o.name));
   $("rule-options").replaceChildren(...options.map(ruleControl));
   markChanged();
 }
@@ -258,7 +308,7 @@ function drawClock() {
   ];
   if (timeouts) {
     const input = el("input", { id: "clock-timeouts", type: "number", inputmode: "numeric",
-      min: timeouts.minimum, max: timeouts.maximum, value: timeouts.default, "aria-describedby": "timeouts-help" });
+      min: timeouts.minimum, max: timeouts.maximum, value: /** @type {Attr} */ (timeouts.default), "aria-describedby": "timeouts-help" });
     const box = el("div", { id: "clock-timeouts-box", hidden: !select.value },
       el("label", { class: "field", for: "clock-timeouts", text: ruleLabel(timeouts) }), input,
       el("small", { class: "rule-help", id: "timeouts-help", text: `${ruleHelp(timeouts)} ${t("rules.standard", { value: num(timeouts.default) })}` }));
@@ -270,13 +320,15 @@ function drawClock() {
 
 function clockRules() {
   const seconds = option("turn_seconds");
-  if (!seconds || !$("clock-seconds")) return {};
+  if (!seconds || !findById("clock-seconds")) return {};
   const value = fieldById("clock-seconds").value;
   if (!value) return {};
+  /** @type {Record<string, unknown>} */
   const rules = { turn_seconds: Number(value) };
   const timeouts = option("max_timeouts");
-  if (timeouts && $("clock-timeouts")) {
-    const count = ruleValue(timeouts, $("clock-timeouts"));
+  const timeoutsField = findById("clock-timeouts");
+  if (timeouts && timeoutsField) {
+    const count = ruleValue(timeouts, timeoutsField);
     if (count !== timeouts.default) rules.max_timeouts = count;
   }
   return rules;
@@ -296,6 +348,11 @@ function supportsRated() {
 // ---- the request ------------------------------------------------------------------------------
 
 // ``asPlayer``: the "you" seat is this browser's player (API.md 18), else a name of its own.
+/**
+ * @param {string} name
+ * @param {string} seed
+ * @returns {GameRequest}
+ */
 export function gameRequest(name, seed, asPlayer = false) {
   const players = setup.seats.map((value) => {
     if (value === "you" && asPlayer) return seed ? { player: "me", seed } : { player: "me" };
@@ -306,7 +363,8 @@ export function gameRequest(name, seed, asPlayer = false) {
   /** @type {Record<string, unknown>} */
   const rules = { ...changedRules(), ...clockRules() };
   const target = chosenTarget();
-  if (target !== setup.catalog.target_score.default) rules.target_score = target;
+  if (target !== catalog().target_score.default) rules.target_score = target;
+  /** @type {GameRequest} */
   const body = { players };
   if (Object.keys(rules).length) body.rules = rules;
   if (setup.seats.includes("open") && supportsPublic() && fieldById("public").checked) body.public = true;
@@ -316,6 +374,7 @@ export function gameRequest(name, seed, asPlayer = false) {
 
 export async function loadLobby() {
   if (!setup.catalog) {
+    /** @type {{data: Catalog}} */
     const { data } = await api("GET", "/rules");
     setup.catalog = data;
     setup.players = (data.players || [2])[0];

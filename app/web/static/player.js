@@ -1,16 +1,22 @@
 // @ts-check
 // The browser's own player (API.md 17): made on the first visit as a guest, its bearer token kept
 // in localStorage, so the same person plays, is rated and has a history across games.
-import { api } from "./basra.js";
+import { api, statusOf } from "./basra.js";
 import { num, t } from "./i18n.js";
 
 /** @typedef {import("../generated/basra").components["schemas"]["PlayerProfile"]} PlayerProfile */
 /** @typedef {import("../generated/basra").components["schemas"]["Rating"]} Rating */
-/** @typedef {PlayerProfile & {token: string}} Me this browser's player, with its bearer token */
+/** @typedef {import("../generated/basra").components["schemas"]["CreatedPlayer"]} CreatedPlayer */
+/**
+ * This browser's player with its bearer token: what making it answered, and its profile once read.
+ * @typedef {CreatedPlayer & Partial<PlayerProfile>} Me
+ */
+/** @typedef {{id: string, token: string, name?: string}} StoredPlayer */
 
 const PLAYER_KEY = "basra:player";
 const NAME_KEY = "basra:name";
 
+/** @returns {StoredPlayer | null} */
 function stored() {
   try {
     const value = JSON.parse(localStorage.getItem(PLAYER_KEY) || "null");
@@ -20,6 +26,10 @@ function stored() {
   }
 }
 
+/**
+ * @param {{id: string, name: string}} player
+ * @param {string} token
+ */
 function keep(player, token) {
   localStorage.setItem(PLAYER_KEY, JSON.stringify({ id: player.id, token, name: player.name }));
   localStorage.setItem(NAME_KEY, player.name);
@@ -34,12 +44,14 @@ function guestName() {
 /** @type {Me | null} */
 let current = null; // {id, name, rating, stats, token} once known
 
+/** @returns {string | null} */
 export function playerToken() {
-  return (current && current.token) || (stored() || {}).token || null;
+  return (current && current.token) || stored()?.token || null;
 }
 
+/** @returns {string | null} */
 export function playerId() {
-  return (current && current.id) || (stored() || {}).id || null;
+  return (current && current.id) || stored()?.id || null;
 }
 
 // The player this browser plays as: the stored one if the server still knows its token, else a
@@ -59,19 +71,24 @@ async function findPlayer() {
   const mine = stored();
   if (mine) {
     try {
+      /** @type {{data: PlayerProfile}} */
       const { data } = await api("GET", "/players/me", { token: mine.token });
-      current = { ...data, token: mine.token };
-      keep(current, mine.token);
-      return current;
+      const me = { ...data, token: mine.token };
+      current = me;
+      keep(me, mine.token);
+      return me;
     } catch (err) {
-      if (err.status !== 401 && err.status !== 403 && err.status !== 404) throw err;
+      const status = statusOf(err);
+      if (status !== 401 && status !== 403 && status !== 404) throw err;
     }
   }
   const name = (localStorage.getItem(NAME_KEY) || "").trim() || guestName();
+  /** @type {{data: CreatedPlayer}} */
   const { data } = await api("POST", "/players", { body: { name } });
-  current = { ...data };
-  keep(current, data.token);
-  return current;
+  const me = { ...data };
+  current = me;
+  keep(me, data.token);
+  return me;
 }
 
 // A new name for this browser's player; the name every later game shows.
@@ -82,24 +99,29 @@ async function findPlayer() {
 export async function renamePlayer(name) {
   const player = await ensurePlayer();
   if (player.name === name) return player;
+  /** @type {{data: PlayerProfile}} */
   const { data } = await api("PATCH", "/players/me", { body: { name }, token: player.token });
-  current = { ...current, ...data };
-  keep(current, player.token);
-  return current;
+  const me = { ...(current ?? player), ...data };
+  current = me;
+  keep(me, player.token);
+  return me;
 }
 
 // The player as the server has it now: after a rename or a rated game the header shows it.
 /** @returns {Promise<Me>} */
 export async function refreshPlayer() {
   const player = await ensurePlayer();
+  /** @type {{data: PlayerProfile}} */
   const { data } = await api("GET", "/players/me", { token: player.token });
-  current = { ...current, ...data };
-  keep(current, player.token);
-  return current;
+  const me = { ...(current ?? player), ...data };
+  current = me;
+  keep(me, player.token);
+  return me;
 }
 
 // A rating as the API gives it (the players' scale, one scale for players and bots), written with
 // a tenth of a point below 100; "?" while provisional.
+/** @param {number} value */
 export function ratingNumber(value) {
   return Math.abs(value) < 100 ? num(value, { minimumFractionDigits: 1, maximumFractionDigits: 1 })
     : num(Math.round(value));
@@ -116,6 +138,10 @@ export function ratingText(rating) {
 }
 
 // "+2.6" / "−1.3" between two ratings, or "" when it did not move.
+/**
+ * @param {number | null | undefined} before
+ * @param {{value: number} | null | undefined} after
+ */
 export function ratingChange(before, after) {
   if (typeof before !== "number" || !after || typeof after.value !== "number") return "";
   const delta = after.value - before;

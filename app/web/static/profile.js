@@ -7,22 +7,39 @@ import { ensurePlayer, playerId, ratingNumber, ratingText, refreshPlayer, rename
 import { analyseButton } from "./analysis.js";
 import { byId as $, fieldById } from "./dom.js";
 
+/** @typedef {import("../generated/basra").components["schemas"]["PlayerProfile"]} PlayerProfile */
+/** @typedef {import("../generated/basra").components["schemas"]["PlayerGame"]} PlayerGame */
+/** @typedef {import("../generated/basra").components["schemas"]["PlayerGamesPage"]} PlayerGamesPage */
+/** @typedef {import("../generated/basra").components["schemas"]["Leaderboard"]} Leaderboard */
+/** @typedef {import("../generated/basra").components["schemas"]["Stats"]} Stats */
+/** @typedef {import("./player.js").Me} Me */
+
 const PAGE = 20;
 const CHART_GAMES = 200; // the chart reads at most this many games back
 const SVG = "http://www.w3.org/2000/svg";
+/** @type {{id: string | null, cursor: string | null, rated: PlayerGame[]}} */
 const profile = { id: null, cursor: null, rated: [] };
 
+/** The id of the player shown, which start() sets before anything is asked about it. */
+function shownId() {
+  if (profile.id === null) throw new Error("no player is shown yet");
+  return profile.id;
+}
+
+/** @param {string} message */
 function setStatus(message, kind = "info") {
   $("status").textContent = message || "";
   $("status").className = `status ${kind}`;
 }
 
+/** @param {unknown} err */
 function showError(err) {
   setStatus(errorText(err), "error");
 }
 
-const playerPath = (id, suffix = "") => `/players/${encodeURIComponent(id)}${suffix}`;
+const playerPath = (/** @type {string} */ id, suffix = "") => `/players/${encodeURIComponent(id)}${suffix}`;
 
+/** @param {PlayerProfile | Me} player */
 function drawPlayer(player) {
   document.title = `${player.name} \u2014 ${t("app.title")}`;
   $("profile").dataset.player = player.id;
@@ -33,8 +50,9 @@ function drawPlayer(player) {
   $("rating-value").textContent = ratingText(rating);
   $("rating-deviation").textContent = rating.deviation ? `\u00b1 ${ratingNumber(rating.deviation)}` : "";
   $("rating-provisional").hidden = !rating.provisional;
+  /** @type {Partial<Stats>} */
   const stats = player.stats || {};
-  for (const key of ["played", "won", "lost", "drawn"]) $(`stat-${key}`).textContent = num(stats[key] || 0);
+  for (const key of /** @type {const} */ (["played", "won", "lost", "drawn"])) $(`stat-${key}`).textContent = num(stats[key] || 0);
   const mine = player.id === playerId();
   $("rename-form").hidden = !mine;
   if (mine) fieldById("rename").value = player.name;
@@ -42,6 +60,11 @@ function drawPlayer(player) {
 
 // ---- the chart: one point per rated game, oldest on the left ------------------------------------
 
+/**
+ * @param {string} tag
+ * @param {Record<string, string | number>} [attrs]
+ * @param {string | null} [text]
+ */
 function svg(tag, attrs = {}, text = null) {
   const node = document.createElementNS(SVG, tag);
   for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
@@ -49,14 +72,25 @@ function svg(tag, attrs = {}, text = null) {
   return node;
 }
 
+/**
+ * @param {PlayerGame} g
+ * @returns {g is PlayerGame & {rating_after: number}}
+ */
+const ratedWithRating = (g) => g.rated && typeof g.rating_after === "number";
+
+/**
+ * @param {PlayerGame[]} games
+ * @returns {number[]}
+ */
 export function chartPoints(games) {
   // History comes newest first; the chart reads left to right in time.
-  const rated = games.filter((g) => g.rated && typeof g.rating_after === "number").reverse();
+  const rated = games.filter(ratedWithRating).reverse();
   if (!rated.length) return [];
   const start = typeof rated[0].rating_before === "number" ? [rated[0].rating_before] : [];
   return [...start, ...rated.map((g) => g.rating_after)];
 }
 
+/** @param {number[]} values */
 function drawChart(values) {
   const box = $("chart");
   box.dataset.points = String(values.length);
@@ -70,8 +104,8 @@ function drawChart(values) {
   const spread = Math.max(Math.max(...values) - Math.min(...values), 1);
   const low = Math.min(...values) - spread / 8;
   const high = Math.max(...values) + spread / 8;
-  const x = (i) => pad.left + (i * (width - pad.left - pad.right)) / (values.length - 1);
-  const y = (v) => pad.top + ((high - v) * (height - pad.top - pad.bottom)) / (high - low);
+  const x = (/** @type {number} */ i) => pad.left + (i * (width - pad.left - pad.right)) / (values.length - 1);
+  const y = (/** @type {number} */ v) => pad.top + ((high - v) * (height - pad.top - pad.bottom)) / (high - low);
   const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", class: "rating-chart",
     "aria-label": t("profile.chart_label", { from: ratingNumber(values[0]), to: ratingNumber(values[values.length - 1]), count: values.length - 1 }) });
   for (const v of [low, (low + high) / 2, high]) {
@@ -88,17 +122,20 @@ function drawChart(values) {
 
 // ---- games and the leaderboard --------------------------------------------------------------------
 
+/** @param {PlayerGame} game */
 function resultText(game) {
   if (game.result) return t(`games.result.${game.result}`);
   return t(`games.status.${game.status}`);
 }
 
+/** @param {PlayerGame} game */
 function changeText(game) {
   if (!game.rated || typeof game.rating_after !== "number" || typeof game.rating_before !== "number") return "";
   const delta = game.rating_after - game.rating_before;
   return ` \u00b7 ${t("profile.rating_change", { change: `${delta >= 0 ? "+" : "\u2212"}${ratingNumber(Math.abs(delta))}` })}`;
 }
 
+/** @param {PlayerGame} game */
 function historyItem(game) {
   const finished = game.status === "finished";
   const href = finished ? `/replay/${encodeURIComponent(game.id)}` : `/play/${encodeURIComponent(game.id)}`;
@@ -122,7 +159,8 @@ function historyItem(game) {
 
 async function moreGames() {
   const cursor = profile.cursor ? `&cursor=${encodeURIComponent(profile.cursor)}` : "";
-  const { data } = await api("GET", playerPath(profile.id, `/games?limit=${PAGE}${cursor}`));
+  /** @type {{data: PlayerGamesPage}} */
+  const { data } = await api("GET", playerPath(shownId(), `/games?limit=${PAGE}${cursor}`));
   const games = (data && data.games) || [];
   $("history").append(...games.map(historyItem));
   profile.cursor = data && data.next_cursor;
@@ -131,11 +169,14 @@ async function moreGames() {
 }
 
 async function ratingHistory() {
+  /** @type {PlayerGame[]} */
   const games = [];
+  /** @type {string | null} */
   let cursor = null;
   while (games.length < CHART_GAMES) {
     const after = cursor ? `&cursor=${encodeURIComponent(cursor)}` : "";
-    const { data } = await api("GET", playerPath(profile.id, `/games?limit=100${after}`));
+    /** @type {{data: PlayerGamesPage}} */
+    const { data } = await api("GET", playerPath(shownId(), `/games?limit=100${after}`));
     games.push(...((data && data.games) || []));
     cursor = data && data.next_cursor;
     if (!cursor) break;
@@ -144,6 +185,7 @@ async function ratingHistory() {
 }
 
 async function leaderboard() {
+  /** @type {{data: Leaderboard}} */
   const { data } = await api("GET", "/leaderboard?limit=20");
   const players = (data && data.players) || [];
   $("leaderboard").replaceChildren(...players.map((p) => el("li", { "data-player": p.id, class: p.id === profile.id ? "me" : "" },
@@ -152,6 +194,7 @@ async function leaderboard() {
   if (!players.length) $("leaderboard").append(el("li", { class: "muted empty", text: t("profile.no_leaders") }));
 }
 
+/** @param {SubmitEvent} event */
 async function rename(event) {
   event.preventDefault();
   const name = fieldById("rename").value.trim();
@@ -165,6 +208,7 @@ async function rename(event) {
   }
 }
 
+/** @param {Me} me */
 function showMe(me) {
   $("me-link").replaceChildren(el("bdi", { class: "me-name", text: me.name }), " ",
     el("span", { class: "me-rating", text: ratingText(me.rating) }));
@@ -178,9 +222,11 @@ async function start() {
     const me = await ensurePlayer();
     showMe(me);
     const match = location.pathname.match(/^\/profile\/([^/]+)\/?$/);
-    profile.id = match ? decodeURIComponent(match[1]) : me.id;
-    const player = profile.id === me.id ? (await api("GET", "/players/me", { token: me.token })).data
-      : (await api("GET", playerPath(profile.id))).data;
+    const id = match ? decodeURIComponent(match[1]) : me.id;
+    profile.id = id;
+    /** @type {PlayerProfile} */
+    const player = id === me.id ? (await api("GET", "/players/me", { token: me.token })).data
+      : (await api("GET", playerPath(id))).data;
     drawPlayer(player);
     await Promise.all([moreGames(), ratingHistory(), leaderboard()]);
     $("main").dataset.ready = "true";

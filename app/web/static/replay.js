@@ -7,28 +7,72 @@ import { ALGORITHM, deriveDeck, hexToBytes, sha256Hex } from "./shuffle.js";
 import { mountAnalysis } from "./analysis.js";
 import { byId as $, fieldById } from "./dom.js";
 
+/** @typedef {import("../generated/basra").components["schemas"]} Schemas */
+/** @typedef {Schemas["ReplayState"]} ReplayState */
+/** @typedef {Schemas["MoveOut"]} Move */
+/** @typedef {Schemas["Event"]} LogEvent */
+/** @typedef {import("./analysis.js").AnalysisPanel} AnalysisPanel */
+/**
+ * The fairness facts of a game: as /fairness has them, and as its log states them.
+ * @typedef {object} FairFacts
+ * @property {string} [algorithm]
+ * @property {string} [commitment]
+ * @property {boolean} [custom_deck]
+ * @property {string | null} [client_seed]
+ * @property {string | null} [server_seed]
+ */
+// What the fairness check reads of the log's events (the contract leaves their data open).
+/** @typedef {{seat: number, seed?: string | null, bot?: string | null}} CreatedPlayer */
+/** @typedef {{commitment?: string, custom_deck?: boolean, players?: CreatedPlayer[]}} GameCreatedData */
+/** @typedef {{seat: number, seed?: string | null}} SeatJoinedData */
+/** @typedef {{server_seed?: string}} SeedRevealedData */
+/** @typedef {boolean | {ok?: boolean, detail?: string} | null} Check one of /verify's checks */
+
+/**
+ * The replay on the page: its game, the step shown, every move, the states asked for.
+ * @type {{id: string | null, step: number, total: number, moves: Move[],
+ *   cache: Map<number, Promise<ReplayState>>, loading: object | null, timedOut: Set<string>,
+ *   resigned: LogEvent | null, analysis: AnalysisPanel | null}}
+ */
 const replay = { id: null, step: 0, total: 0, moves: [], cache: new Map(), loading: null, timedOut: new Set(), resigned: null, analysis: null };
 
+/** @param {string} message */
 function setStatus(message, kind = "info") {
   $("status").textContent = message || "";
   $("status").className = `status ${kind}`;
 }
 
+/** @param {unknown} err */
 function showError(err) {
   setStatus(errorText(err), "error");
 }
 
-const path = (suffix = "") => `/games/${encodeURIComponent(replay.id)}${suffix}`;
+/** @param {unknown} err anything thrown: its message, if it has one */
+const messageOf = (err) => /** @type {{message?: string}} */ (Object(err)).message;
 
+/** The game replayed, which start() reads from the address before anything is asked. */
+function replayId() {
+  if (replay.id === null) throw new Error("no game is replayed yet");
+  return replay.id;
+}
+
+const path = (suffix = "") => `/games/${encodeURIComponent(replayId())}${suffix}`;
+
+/**
+ * @param {number} step
+ * @returns {Promise<ReplayState>}
+ */
 async function stateAt(step) {
-  if (!replay.cache.has(step)) {
-    const request = api("GET", path(`/replay?step=${step}`)).then(({ data }) => data.state);
+  let request = replay.cache.get(step);
+  if (!request) {
+    request = api("GET", path(`/replay?step=${step}`)).then((/** @type {{data: Schemas["Replay"]}} */ { data }) => data.state);
     replay.cache.set(step, request);
     request.catch(() => replay.cache.delete(step));
   }
-  return replay.cache.get(step);
+  return request;
 }
 
+/** @param {number} step */
 async function go(step) {
   const target = Math.max(0, Math.min(replay.total, step));
   replay.step = target;
@@ -45,6 +89,10 @@ async function go(step) {
   }
 }
 
+/**
+ * @param {ReplayState} state
+ * @param {number} step
+ */
 function render(state, step) {
   const root = $("replay");
   root.dataset.step = String(step);
@@ -83,6 +131,7 @@ function render(state, step) {
   if (replay.analysis) replay.analysis.show(step, state);
 }
 
+/** @param {ReplayState} state */
 function renderScoreboard(state) {
   const boxes = (state.sides || []).map((side) => el("div", {
     class: `side ${state.winner === side.side && state.status === "finished" ? "to-move" : ""}`,
@@ -94,6 +143,7 @@ function renderScoreboard(state) {
     el("span", { text: t("score.pile", { n: side.captured ?? 0 }) }),
     el("span", { text: t("replay.basras", { n: side.basras ?? 0 }) }),
     el("span", { text: t("replay.jack_basras", { n: side.jack_basras ?? 0 }) }))));
+  /** @type {(string | Node)[]} */
   let result = [];
   if (state.status === "finished") {
     result = state.winner === null || state.winner === undefined ? [t("result.draw")]
@@ -103,6 +153,7 @@ function renderScoreboard(state) {
     el("span", { text: t("score.round", { n: state.round ?? 1 }) }), el("span", {}, ...result)), ...boxes);
 }
 
+/** @param {ReplayState} state */
 function renderHands(state) {
   const hands = state.hands || [];
   $("hands").replaceChildren(...(state.seats || []).map((seat) => {
@@ -119,6 +170,7 @@ function renderHands(state) {
   }));
 }
 
+/** @param {ReplayState} state */
 function renderPiles(state) {
   const piles = state.piles || [];
   $("piles").replaceChildren(...(state.sides || []).map((side) => {
@@ -129,6 +181,7 @@ function renderPiles(state) {
   }));
 }
 
+/** @param {ReplayState} state */
 function renderRounds(state) {
   const rounds = state.rounds || [];
   const sides = state.sides || [];
@@ -144,16 +197,25 @@ function renderRounds(state) {
 
 // ---- fairness ----------------------------------------------------------------------------
 
-const mark = (ok) => el("span", { class: ok ? "ok" : "bad", text: ok ? "\u2713" : "\u2717" });
+const mark = (/** @type {boolean} */ ok) => el("span", { class: ok ? "ok" : "bad", text: ok ? "\u2713" : "\u2717" });
 
+/**
+ * @param {unknown} value
+ * @returns {value is string}
+ */
 function isCardCode(value) {
   return typeof value === "string" && /^(A|[2-9]|10|J|Q|K)[SHDC]$/i.test(value);
 }
 
+/**
+ * @param {unknown} data an event's data, or a part of it
+ * @returns {string[] | null}
+ */
 function findDeck(data, depth = 0) {
   if (!data || typeof data !== "object" || depth > 3) return null;
-  if (Array.isArray(data.deck) && data.deck.length === 52 && data.deck.every(isCardCode)) return data.deck;
-  for (const value of Object.values(data)) {
+  const fields = /** @type {Record<string, unknown>} */ (data); // JSON
+  if (Array.isArray(fields.deck) && fields.deck.length === 52 && fields.deck.every(isCardCode)) return fields.deck;
+  for (const value of Object.values(fields)) {
     if (Array.isArray(value) && value.length === 52 && value.every(isCardCode)) return value;
     if (value && typeof value === "object" && !Array.isArray(value)) {
       const inner = findDeck(value, depth + 1);
@@ -163,6 +225,7 @@ function findDeck(data, depth = 0) {
   return null;
 }
 
+/** @param {Record<string, unknown> | null | undefined} data */
 function isFixedDeck(data) {
   if (!data) return false;
   if (data.fixed === true || data.custom === true || data.custom_deck === true || data.shuffled === false) return true;
@@ -171,9 +234,11 @@ function isFixedDeck(data) {
 }
 
 async function allEvents() {
+  /** @type {LogEvent[]} */
   const events = [];
   let after = 0;
   for (let page = 0; page < 100; page += 1) {
+    /** @type {{data: Schemas["Events"]}} */
     const { data } = await api("GET", path(`/events?after=${after}`));
     const batch = (data && data.events) || [];
     const fresh = batch.filter((e) => typeof e.seq !== "number" || e.seq > after);
@@ -189,23 +254,32 @@ async function allEvents() {
 // client seed rebuilt from the seeds in GameCreated and SeatJoined (seat order, "" for a bot
 // or no seed, joined with "|"), the commitment GameCreated published, the server seed
 // SeedRevealed revealed, and whether the creator fixed a deck (GameCreated.custom_deck).
+/**
+ * @param {LogEvent[]} events
+ * @returns {FairFacts}
+ */
 function loggedFairness(events) {
+  /** @type {Map<number, string>} */
   const seeds = new Map();
+  /** @type {Set<number>} */
   const bots = new Set();
+  /** @type {FairFacts} */
   const logged = {};
   for (const { type, data } of events) {
     if (!data || typeof data !== "object") continue;
     if (type === "GameCreated") {
-      logged.commitment = data.commitment;
-      logged.custom_deck = data.custom_deck === true;
-      for (const player of data.players || []) {
+      const created = /** @type {GameCreatedData} */ (data);
+      logged.commitment = created.commitment;
+      logged.custom_deck = created.custom_deck === true;
+      for (const player of created.players || []) {
         seeds.set(player.seat, player.seed ?? "");
         if (player.bot) bots.add(player.seat);
       }
     } else if (type === "SeatJoined") {
-      seeds.set(data.seat, data.seed ?? "");
+      const joined = /** @type {SeatJoinedData} */ (data);
+      seeds.set(joined.seat, joined.seed ?? "");
     } else if (type === "SeedRevealed") {
-      logged.server_seed = data.server_seed;
+      logged.server_seed = /** @type {SeedRevealedData} */ (data).server_seed;
     }
   }
   if (seeds.size) {
@@ -215,6 +289,10 @@ function loggedFairness(events) {
   return logged;
 }
 
+/**
+ * @param {FairFacts} fair
+ * @param {LogEvent[]} events
+ */
 async function checkDecks(fair, events) {
   const list = $("decks");
   const summary = $("decks-summary");
@@ -222,6 +300,7 @@ async function checkDecks(fair, events) {
     summary.textContent = t("fair.not_yet_over");
     return;
   }
+  /** @type {{round: number, deck: string[], fixed: boolean, type: string}[]} */
   const dealt = [];
   events.forEach((event) => {
     const deck = findDeck(event.data);
@@ -235,6 +314,7 @@ async function checkDecks(fair, events) {
   }
   let checked = 0;
   let matched = 0;
+  /** @type {HTMLElement[]} */
   const items = [];
   for (const { round, deck, fixed } of dealt) {
     if (fixed && round === 1 && fair.custom_deck) {
@@ -262,13 +342,16 @@ async function checkDecks(fair, events) {
 }
 
 async function checkFairness() {
+  /** @type {{data: Schemas["Fairness"]}} */
   const { data: served } = await api("GET", path("/fairness"));
   const events = await allEvents();
+  /** @type {FairFacts} */
   const fair = { ...served, ...loggedFairness(events) };
   for (const key of timedOutMoves(events)) replay.timedOut.add(key);
   const resigned = events.find((e) => e.type === "Resigned" || e.type === "Forfeited");
   if (resigned && resigned.data) replay.resigned = resigned;
   go(replay.step);
+  /** @type {[string, string | undefined][]} */
   const rows = [
     [t("fair.algorithm"), fair.algorithm], [t("fair.commitment"), fair.commitment],
     [t("fair.client_seed"), clientSeedText(fair.client_seed)],
@@ -291,22 +374,24 @@ async function checkFairness() {
       commitment.replaceChildren(mark(ok), ` ${t(ok ? "fair.commit_match" : "fair.commit_mismatch", { digest: `${digest.slice(0, 16)}\u2026` })}`);
       commitment.dataset.ok = String(ok);
     } catch (err) {
-      commitment.textContent = t("fair.cannot", { why: err.message });
+      commitment.textContent = t("fair.cannot", { why: messageOf(err) });
     }
   }
   try {
     await checkDecks(fair, events);
   } catch (err) {
-    $("decks-summary").textContent = t("fair.cannot", { why: err.message });
+    $("decks-summary").textContent = t("fair.cannot", { why: messageOf(err) });
   }
 }
 
 async function checkServer() {
+  /** @type {{data: Schemas["Verify"]}} */
   const { data } = await api("GET", path("/verify"));
   const ok = Boolean(data && data.ok);
   $("verify-ok").replaceChildren(mark(ok), ` ${t(ok ? "fair.ok" : "fair.failed")}`);
   $("verify-ok").dataset.ok = String(ok);
-  const checks = (data && data.checks) || {};
+  // Each check is a verdict, or a verdict with its detail.
+  const checks = /** @type {Record<string, Check>} */ ((data && data.checks) || {});
   $("verify-checks").replaceChildren(...Object.entries(checks).map(([name, value]) => {
     const passed = typeof value === "object" && value !== null ? Boolean(value.ok) : Boolean(value);
     const detail = typeof value === "object" && value !== null && value.detail ? ` (${value.detail})` : "";
@@ -317,9 +402,12 @@ async function checkServer() {
 
 // ---- start -------------------------------------------------------------------------------
 
+/** @param {KeyboardEvent} event */
 function onKey(event) {
-  if (event.target && /^(INPUT|SELECT|TEXTAREA)$/.test(event.target.tagName) && event.target.id !== "slider") return;
-  if (event.target && event.target.id === "slider" && event.key.startsWith("Arrow")) return; // the slider steps itself
+  const target = /** @type {HTMLElement | null} */ (event.target);
+  if (target && /^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName) && target.id !== "slider") return;
+  if (target && target.id === "slider" && event.key.startsWith("Arrow")) return; // the slider steps itself
+  /** @type {Record<string, number>} */
   const moves = { ArrowLeft: -1, ArrowRight: 1, Home: -Infinity, End: Infinity };
   if (!(event.key in moves)) return;
   event.preventDefault();
@@ -328,18 +416,25 @@ function onKey(event) {
 }
 
 // The seeds the players gave, seat by seat ("|" between seats): said in words when nobody gave one.
+/**
+ * @param {string | null | undefined} seed
+ * @returns {string}
+ */
 function clientSeedText(seed) {
   if (seed === undefined || seed === null) return "";
   if (!String(seed).replaceAll("|", "")) return t("fair.no_client_seed");
   return seed;
 }
 
+/** @param {Move} move */
 function timedOut(move) {
   return replay.timedOut.has(`${move.round}:${move.seat}:${String(move.card).toUpperCase()}`);
 }
 
 // The end of the replay: the result, and who resigned or forfeited if the match ended so.
+/** @param {ReplayState} state */
 function endOfMatch(state) {
+  /** @type {(string | Node)[]} */
   const parts = [t("replay.end")];
   const side = replay.resigned ? replay.resigned.data.side : state.resigned;
   if (typeof side === "number") {
@@ -356,9 +451,10 @@ async function start() {
     setStatus(t("replay.no_id"), "error");
     return;
   }
-  replay.id = decodeURIComponent(match[1]);
+  const id = decodeURIComponent(match[1]);
+  replay.id = id;
   document.title = t("replay.title");
-  /** @type {HTMLAnchorElement} */ ($("back-to-game")).href = `/play/${encodeURIComponent(replay.id)}`;
+  /** @type {HTMLAnchorElement} */ ($("back-to-game")).href = `/play/${encodeURIComponent(id)}`;
   $("first").addEventListener("click", () => go(0));
   $("prev").addEventListener("click", () => go(replay.step - 1));
   $("next").addEventListener("click", () => go(replay.step + 1));
@@ -369,16 +465,18 @@ async function start() {
   checkServer().catch((err) => { $("verify-ok").textContent = t("fair.cannot", { why: errorText(err) }); });
   checkFairness().catch((err) => { $("commitment-check").textContent = t("fair.cannot", { why: errorText(err) }); });
   try {
+    /** @type {{data: Schemas["Moves"]}} */
     const { data } = await api("GET", path("/moves"));
     replay.moves = (data && data.moves) || [];
     replay.total = replay.moves.length;
-    replay.analysis = mountAnalysis($("analysis"), replay.id, replay.total);
+    replay.analysis = mountAnalysis($("analysis"), id, replay.total);
     await go(0);
+    /** @type {{data: Schemas["Replay"]}} */
     const { data: first } = await api("GET", path("/replay?step=0"));
     const names = (first.state.seats || []).map((s) => seatName(first.state, s.seat));
     const label = names.flatMap((n, i) => (i ? [t("side.joiner"), el("bdi", { text: n })] : [el("bdi", { text: n })]));
     $("game-label").replaceChildren(...label);
-    $("replay-title").replaceChildren(...tx("replay.heading", { names: el("span", {}, ...label.map((n) => n.cloneNode(true))) }));
+    $("replay-title").replaceChildren(...tx("replay.heading", { names: el("span", {}, ...label.map((n) => (typeof n === "string" ? n : n.cloneNode(true)))) }));
   } catch (err) {
     showError(err);
   }

@@ -10,6 +10,10 @@ export function canonicalDeck() {
   return SUITS.flatMap((suit) => RANKS.map((rank) => rank + suit));
 }
 
+/**
+ * @param {unknown} hex
+ * @returns {Uint8Array<ArrayBuffer>}
+ */
 export function hexToBytes(hex) {
   if (typeof hex !== "string" || hex.length % 2 !== 0 || /[^0-9a-fA-F]/.test(hex)) {
     throw new Error("not a hex string");
@@ -19,6 +23,7 @@ export function hexToBytes(hex) {
   return bytes;
 }
 
+/** @param {ArrayBuffer | ArrayLike<number>} bytes */
 export function bytesToHex(bytes) {
   return Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
 }
@@ -30,19 +35,27 @@ function subtleCrypto() {
   return subtle;
 }
 
+/** @param {Uint8Array<ArrayBuffer>} bytes */
 export async function sha256Hex(bytes) {
   return bytesToHex(await subtleCrypto().digest("SHA-256", bytes));
 }
 
 // The random stream of one round: HMAC blocks read as unsigned 32-bit big-endian integers.
 class Stream {
+  /**
+   * @param {CryptoKey} key
+   * @param {string} clientSeed
+   * @param {number} round
+   */
   constructor(key, clientSeed, round) {
     this.key = key;
     this.prefix = `${ALGORITHM}|${clientSeed}|${round}|`;
     this.k = 0;
+    /** @type {number[]} */
     this.words = [];
   }
 
+  /** @returns {Promise<number>} */
   async next() {
     if (this.words.length === 0) {
       const msg = new TextEncoder().encode(this.prefix + String(this.k));
@@ -50,10 +63,13 @@ class Stream {
       const block = new DataView(await subtleCrypto().sign("HMAC", this.key, msg));
       for (let off = 0; off < block.byteLength; off += 4) this.words.push(block.getUint32(off, false));
     }
-    return this.words.shift();
+    const word = this.words.shift();
+    if (word === undefined) throw new Error("an HMAC block gives eight words");
+    return word;
   }
 
   // Rejection sampling keeps every residue equally likely.
+  /** @param {number} n */
   async uniform(n) {
     const limit = 2 ** 32 - (2 ** 32 % n);
     for (;;) {
@@ -63,6 +79,12 @@ class Stream {
   }
 }
 
+/**
+ * @param {string | Uint8Array<ArrayBuffer>} serverSeed hex, or its bytes
+ * @param {string | null | undefined} clientSeed
+ * @param {number} round
+ * @returns {Promise<string[]>}
+ */
 export async function deriveDeck(serverSeed, clientSeed, round) {
   const seedBytes = typeof serverSeed === "string" ? hexToBytes(serverSeed) : serverSeed;
   const key = await subtleCrypto().importKey(

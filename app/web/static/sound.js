@@ -4,8 +4,12 @@
 // off where the system asks for reduced motion.
 import { t } from "./i18n.js";
 
+/** @typedef {import("../generated/basra").components["schemas"]["MoveOut"]} Move */
+
 const KEY = "basra:sound";
+/** @type {AudioContext | null} */
 let context = null;
+/** @type {HTMLElement | null} */
 let button = null;
 
 function enabled() {
@@ -21,6 +25,11 @@ function audio() {
   return context;
 }
 
+/**
+ * @param {number} frequency
+ * @param {number} start seconds from now
+ * @param {number} length seconds
+ */
 function tone(frequency, start, length, volume = 0.08) {
   const ctx = audio();
   if (!ctx) return;
@@ -47,6 +56,7 @@ function draw() {
 }
 
 export const sounds = {
+  /** @param {HTMLElement | null} node the switch */
   setup(node) {
     button = node;
     if (!button) return;
@@ -58,6 +68,7 @@ export const sounds = {
     draw();
   },
   enabled,
+  /** @param {Move | null | undefined} move */
   play(move) {
     if (!move) return;
     if (move.basra) {

@@ -47,7 +47,8 @@ export function step(before, move, final) {
   next.last_move = move;
   next.turn = count ? (move.seat + 1) % count : null;
   delete next.legal_moves;
-  delete next.deadline;
+  // A step is not the newest view: without `deadline` it offers no clock and no resigning.
+  delete /** @type {{deadline?: unknown}} */ (next).deadline;
   if ((next.seats || []).every((s) => !s.hand_size) && next.stock > 0) {
     // a new deal of four cards each, within the round
     for (const s of next.seats) s.hand_size = 4;

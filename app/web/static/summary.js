@@ -3,9 +3,18 @@
 // who took the last capture (and with it the floor), the round's points and the match totals.
 // It waits for "Continue" or a few seconds (`basra:summary-seconds`, 6 by default) before the
 // table moves on to the next deal.
-import { el } from "./dom.js";
+import { byId as $, el } from "./dom.js";
 import { num, t, tx } from "./i18n.js";
 import { lastCapture, roundBasras, sideLabelNodes, sideOfSeat } from "./table.js";
+
+/** @typedef {import("./game_state.js").View} View */
+/** @typedef {import("./game_state.js").Move} Move */
+/** @typedef {import("../generated/basra").components["schemas"]["Round"]} Round */
+/**
+ * A view as the summary reads it. A view carries no rules today; one that did would give the
+ * majority's points.
+ * @typedef {View & {rules?: {majority_points?: number}}} SummaryView
+ */
 
 const SECONDS_KEY = "basra:summary-seconds";
 
@@ -15,6 +24,11 @@ function waitSeconds() {
   return stored !== null && Number.isFinite(value) && value >= 0 ? value : 6;
 }
 
+/**
+ * @param {SummaryView} view
+ * @param {Round} round
+ * @param {Move[]} moves
+ */
 export function summaryRows(view, round, moves) {
   const majorityPoints = (view.rules && view.rules.majority_points) ?? null;
   return (view.sides || []).map((side) => {
@@ -33,15 +47,26 @@ export function summaryRows(view, round, moves) {
   });
 }
 
+/** @param {string} text */
 function cell(text, cls = "") {
   return el("td", { class: cls, text });
 }
 
+/**
+ * @param {SummaryView} view
+ * @param {Round} round
+ * @param {Move[]} moves
+ */
 export function summaryNode(view, round, moves) {
   const rows = summaryRows(view, round, moves);
   const last = lastCapture(moves, round.round);
   const head = el("tr", {}, el("th", { scope: "col", text: "" }),
     ...rows.map((r) => el("th", { scope: "col" }, ...sideLabelNodes(view, r.side))));
+  /**
+   * @param {string} label
+   * @param {HTMLElement[]} values
+   * @param {string} cls
+   */
   const line = (label, values, cls) => el("tr", { class: cls }, el("th", { scope: "row", text: label }), ...values);
   const table = el("table", { class: "summary-table" }, el("thead", {}, head), el("tbody", {},
     line(t("summary.cards"), rows.map((r) => cell(r.cards === null ? "" : `${num(r.cards)}${r.majority ? ` \u2605 ${r.majorityPoints ? `+${num(r.majorityPoints)}` : t("summary.majority")}` : ""}`, r.majority ? "majority" : "")), "cards"),
@@ -56,16 +81,23 @@ export function summaryNode(view, round, moves) {
 }
 
 // Shows the summary and resolves when the player continues or the seconds have passed.
+/**
+ * @param {SummaryView} view
+ * @param {Round} round
+ * @param {Move[]} moves
+ * @returns {Promise<void>}
+ */
 export function showRoundSummary(view, round, moves) {
-  const dialog = document.getElementById("round-summary");
-  const body = document.getElementById("summary-body");
-  const button = document.getElementById("summary-continue");
+  const dialog = $("round-summary");
+  const body = $("summary-body");
+  const button = $("summary-continue");
   body.replaceChildren(...summaryNode(view, round, moves));
   dialog.hidden = false;
   dialog.dataset.round = String(round.round);
   const seconds = view.status === "active" ? waitSeconds() : 0;
   return new Promise((resolve) => {
-    let timer = null;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    let timer;
     const done = () => {
       clearTimeout(timer);
       button.removeEventListener("click", done);

@@ -4,33 +4,77 @@
 import { cardBack, cardFace, cardName, cardText, cardsText, el, seatName, describeMove } from "./basra.js";
 import { isolate, nm, num, t, tx } from "./i18n.js";
 import { analyseButton } from "./analysis.js";
-import { byId as $ } from "./dom.js";
+import { byId as $, required } from "./dom.js";
 
+/** @typedef {import("./game_state.js").View} View */
+/** @typedef {import("./game_state.js").Move} Move */
+/** @typedef {import("./game_state.js").Card} Card */
+/** @typedef {import("../generated/basra").components["schemas"]["Round"]} Round */
+/** @typedef {import("../generated/basra").components["schemas"]["LegalMove"]} LegalMove */
+/** @typedef {View & {you: number}} SeatedView a view of a seat's, which `you` names */
+/** @typedef {"basras" | "jack_basras"} BasraCount */
 
+/**
+ * What the table is drawn with besides the view: the moves on screen, the card being played or
+ * just played during a play-back, and what the hand's buttons do.
+ * @typedef {object} TableContext
+ * @property {Move[]} moves
+ * @property {Move | null} playing
+ * @property {Move | null} justPlayed
+ * @property {boolean} animating
+ * @property {string | null} deadline
+ * @property {Card | null} focusCard
+ * @property {Card | null} selected
+ * @property {boolean} touch
+ * @property {(code: Card) => void} onPlay
+ * @property {(code: Card) => void} onSelect
+ * @property {(code: Card) => void} onFocus
+ */
+
+/**
+ * @param {View} view
+ * @returns {view is SeatedView}
+ */
 export function isSeated(view) {
   return view && view.you !== undefined && view.you !== null;
 }
 
+/** @param {View | null | undefined} view */
 export function yourTurn(view) {
   return Boolean(view && view.status === "active" && isSeated(view) && view.turn === view.you);
 }
 
+/**
+ * @param {View} view
+ * @param {number} seat
+ */
 function seatOf(view, seat) {
   return (view.seats || []).find((s) => s.seat === seat) || { seat, side: seat % 2 };
 }
 
+/**
+ * @param {View} view
+ * @param {number} seat
+ * @returns {number}
+ */
 export function sideOfSeat(view, seat) {
   const entry = seatOf(view, seat);
   return entry.side ?? seat % 2;
 }
 
+/** @param {View} view */
 function teams(view) {
   return (view.seats || []).length === 4;
 }
 
-const teamName = (side) => t(side === 0 ? "team.a" : "team.b");
+const teamName = (/** @type {number} */ side) => t(side === 0 ? "team.a" : "team.b");
 
 // The name a move or a turn is told with: in a four-player game "Alice (your partner)".
+/**
+ * @param {View} view
+ * @param {number} seat
+ * @returns {string | {partner: string}}
+ */
 function who(view, seat) {
   const name = seatName(view, seat);
   if (teams(view) && isSeated(view) && seat !== view.you && sideOfSeat(view, seat) === sideOfSeat(view, view.you)) {
@@ -39,12 +83,21 @@ function who(view, seat) {
   return name;
 }
 
+/**
+ * @param {View} view
+ * @param {number} seat
+ */
 function whoParam(view, seat) {
   const named = who(view, seat);
   if (typeof named === "string") return nm(named);
   return el("span", {}, ...tx("seat.your_partner", { name: nm(named.partner) }));
 }
 
+/**
+ * @param {View} view
+ * @param {number} side
+ * @returns {(string | Node)[][]}
+ */
 function sideNames(view, side) {
   return (view.seats || []).filter((s) => s.side === side).map((s) =>
     (isSeated(view) && s.seat === view.you ? tx("seat.you_named", { name: nm(seatName(view, s.seat)) })
@@ -52,8 +105,14 @@ function sideNames(view, side) {
 }
 
 // A side's label as nodes: "Lina (you)", or in teams "Team A: Lina (you) & Omar".
+/**
+ * @param {View} view
+ * @param {number} side
+ * @returns {(string | Node)[]}
+ */
 export function sideLabelNodes(view, side) {
   const names = sideNames(view, side);
+  /** @type {(string | Node)[]} */
   const joined = [];
   names.forEach((parts, index) => {
     if (index) joined.push(t("side.joiner"));
@@ -63,16 +122,28 @@ export function sideLabelNodes(view, side) {
   return teams(view) ? [teamName(side), t("side.colon"), ...joined] : joined;
 }
 
+/**
+ * @param {View} view
+ * @param {number} side
+ */
 export function sideLabel(view, side) {
   return sideLabelNodes(view, side).map((p) => (p instanceof Node ? p.textContent : p)).join("");
 }
 
 // A move's line: with the partner marked, and "time ran out" for a card the server played.
+/**
+ * @param {View} view
+ * @param {Move} move
+ */
 export function moveNodes(view, move, timedOut = false) {
   return describeMove(view, move, isSeated(view) ? view.you : null, { who: whoParam(view, move.seat), timedOut });
 }
 
 // Where each seat sits: you (or seat 0 for a spectator) at the bottom, partners across.
+/**
+ * @param {View} view
+ * @param {number} seat
+ */
 function place(view, seat) {
   const count = (view.seats || []).length || 2;
   const base = isSeated(view) ? view.you : 0;
@@ -83,6 +154,14 @@ function place(view, seat) {
 
 // ---- match totals ------------------------------------------------------------------------
 
+/**
+ * @param {View} view
+ * @param {number} round
+ * @param {number} side
+ * @param {BasraCount} kind
+ * @param {Move[]} moves
+ * @returns {number}
+ */
 export function roundBasras(view, round, side, kind, moves) {
   const entry = (view.rounds || []).find((r) => r.round === round);
   if (entry && Array.isArray(entry[kind])) return entry[kind][side] ?? 0;
@@ -90,6 +169,12 @@ export function roundBasras(view, round, side, kind, moves) {
   return moves.filter((m) => m.round === round && m.basra === want && sideOfSeat(view, m.seat) === side).length;
 }
 
+/**
+ * @param {View} view
+ * @param {number} side
+ * @param {BasraCount} kind
+ * @param {Move[]} [moves]
+ */
 export function matchBasras(view, side, kind, moves = []) {
   let total = 0;
   for (const r of view.rounds || []) total += roundBasras(view, r.round, side, kind, moves);
@@ -100,6 +185,10 @@ export function matchBasras(view, side, kind, moves = []) {
 
 // ---- scoreboard ----------------------------------------------------------------------------
 
+/**
+ * @param {View} view
+ * @param {Move[]} moves
+ */
 export function renderScoreboard(view, moves) {
   const target = view.target_score;
   const turnSide = view.turn === null || view.turn === undefined ? null : sideOfSeat(view, view.turn);
@@ -128,12 +217,21 @@ export function renderScoreboard(view, moves) {
 
 // ---- seats around the table --------------------------------------------------------------------
 
+/**
+ * @param {View} view
+ * @param {Move[]} moves
+ */
 function lastPlays(view, moves) {
+  /** @type {Map<number, Move>} */
   const plays = new Map();
   for (const move of moves) if (move.round === view.round) plays.set(move.seat, move);
   return plays;
 }
 
+/**
+ * @param {View} view
+ * @param {TableContext} ctx
+ */
 export function renderSeats(view, ctx) {
   const plays = lastPlays(view, ctx.moves);
   const seats = (view.seats || []).filter((s) => !(isSeated(view) && s.seat === view.you));
@@ -183,6 +281,7 @@ export function renderSeats(view, ctx) {
 
 // ---- middle of the table -----------------------------------------------------------------------
 
+/** @param {View} view */
 export function renderStock(view) {
   const left = Array.isArray(view.stock) ? view.stock.length : view.stock ?? 0;
   $("stock").replaceChildren(
@@ -192,6 +291,10 @@ export function renderStock(view) {
   $("stock").setAttribute("aria-label", t("stock.label", { count: left }));
 }
 
+/**
+ * @param {View} view
+ * @param {TableContext} ctx
+ */
 export function renderFloor(view, ctx) {
   const floor = view.floor || [];
   const taking = new Set(ctx.playing ? ctx.playing.captured : []);
@@ -206,8 +309,13 @@ export function renderFloor(view, ctx) {
   }));
 }
 
+/**
+ * @param {View} view
+ * @param {TableContext} ctx
+ */
 export function renderTurn(view, ctx) {
   const node = $("turn");
+  /** @type {(string | Node)[]} */
   let parts = [];
   if (view.status === "waiting") parts = [t("turn.waiting")];
   else if (view.status === "finished") parts = [t("turn.over")];
@@ -216,17 +324,25 @@ export function renderTurn(view, ctx) {
   else if (view.turn !== null && view.turn !== undefined) parts = tx("turn.other", { who: whoParam(view, view.turn) });
   node.replaceChildren(...parts);
   node.className = `turn ${yourTurn(view) && !ctx.animating ? "yours" : ""}`;
-  const you = view.you;
-  const bits = isSeated(view) ? [el("bdi", { text: seatName(view, you) })] : [t("turn.watching")];
-  if (isSeated(view) && teams(view)) bits.push(" \u00b7 ", teamName(sideOfSeat(view, you)));
-  if (isSeated(view) && view.dealer === you) bits.push(" \u00b7 ", t("seat.dealer"));
+  /** @type {(string | Node)[]} */
+  const bits = isSeated(view) ? [el("bdi", { text: seatName(view, view.you) })] : [t("turn.watching")];
+  if (isSeated(view) && teams(view)) bits.push(" \u00b7 ", teamName(sideOfSeat(view, view.you)));
+  if (isSeated(view) && view.dealer === view.you) bits.push(" \u00b7 ", t("seat.dealer"));
   $("you-label").replaceChildren(...bits);
 }
 
+/**
+ * @param {View} view
+ * @param {string} code
+ */
 function legalFor(view, code) {
   return (view.legal_moves || []).find((m) => String(m.card).toUpperCase() === code.toUpperCase());
 }
 
+/**
+ * @param {string} code
+ * @param {LegalMove | null | undefined} legal
+ */
 export function previewText(code, legal) {
   if (!legal) return "";
   const took = legal.captured && legal.captured.length;
@@ -235,25 +351,33 @@ export function previewText(code, legal) {
     : t("preview.nothing", { card: cardText(code) });
 }
 
+/**
+ * @param {View | null} view
+ * @param {string | null} code
+ */
 export function highlight(view, code) {
   const legal = code && view ? legalFor(view, code) : null;
   const targets = new Set(((legal && legal.captured) || []).map((c) => String(c).toUpperCase()));
-  for (const card of /** @type {NodeListOf<HTMLElement>} */ ($("floor").querySelectorAll(".card"))) card.classList.toggle("target", targets.has(card.dataset.card));
-  $("caption").textContent = legal ? previewText(code, legal) : "";
+  for (const card of /** @type {NodeListOf<HTMLElement>} */ ($("floor").querySelectorAll(".card"))) card.classList.toggle("target", targets.has(card.dataset.card ?? ""));
+  $("caption").textContent = legal && code ? previewText(code, legal) : "";
 }
 
 // The hand. On a touch screen (no hover) a tap selects a card and shows what it would take; a
 // second tap or the Play button plays it. With a mouse or the keyboard a click plays at once
 // (hovering and focusing already show the preview).
+/**
+ * @param {View} view
+ * @param {TableContext} ctx
+ */
 export function renderHand(view, ctx) {
   const hand = view.hand || [];
   const mine = yourTurn(view) && !ctx.animating;
-  const selected = mine && hand.includes(ctx.selected) ? ctx.selected : null;
+  const selected = mine && ctx.selected !== null && hand.includes(ctx.selected) ? ctx.selected : null;
   // Keep the keyboard where it was: on the same card (or the first) if the hand had focus.
   const active = /** @type {HTMLElement | null} */ (document.activeElement);
   const handHadFocus = Boolean(active && active.closest && active.closest("#hand"));
   const idle = !active || active === document.body;
-  const focused = handHadFocus ? active.dataset.card : idle ? ctx.focusCard : null;
+  const focused = active && handHadFocus ? active.dataset.card : idle ? ctx.focusCard : null;
   const buttons = hand.map((code, index) => {
     const legal = mine ? legalFor(view, code) : null;
     const badge = legal && legal.captured && legal.captured.length
@@ -288,7 +412,7 @@ export function renderHand(view, ctx) {
   const handNode = $("hand");
   handNode.replaceChildren(...buttons);
   handNode.hidden = !isSeated(view);
-  $("felt").querySelector(".me").classList.toggle("to-move", view.status === "active" && isSeated(view) && view.turn === view.you);
+  required($("felt"), ".me").classList.toggle("to-move", view.status === "active" && isSeated(view) && view.turn === view.you);
   highlight(view, selected);
   const play = $("play-selected");
   play.hidden = !selected;
@@ -302,12 +426,23 @@ export function renderHand(view, ctx) {
 // ---- below the table ---------------------------------------------------------------------------
 
 // The last capture of a round: its seat's side took the cards left on the floor.
+/**
+ * @param {Move[]} moves
+ * @param {number} round
+ */
 export function lastCapture(moves, round) {
   const captures = moves.filter((m) => m.round === round && m.captured && m.captured.length);
   return captures.length ? captures[captures.length - 1] : null;
 }
 
+/**
+ * @param {View} view
+ * @param {Round} r
+ * @param {number} side
+ * @param {Move[]} moves
+ */
 export function roundParts(view, r, side, moves) {
+  /** @type {string[]} */
   const parts = [];
   if (r.cards) parts.push(t(r.majority === side ? "round.cards_most" : "round.cards", { count: r.cards[side] }));
   const basras = roundBasras(view, r.round, side, "basras", moves);
@@ -317,6 +452,10 @@ export function roundParts(view, r, side, moves) {
   return parts;
 }
 
+/**
+ * @param {View} view
+ * @param {Move[]} moves
+ */
 export function renderRounds(view, moves) {
   const rounds = view.rounds || [];
   const sides = view.sides || [];
@@ -337,9 +476,11 @@ export function renderRounds(view, moves) {
   $("rounds").replaceChildren(el("table", {}, el("thead", {}, head), el("tbody", {}, ...rows, total)));
 }
 
+/** @param {View} view */
 export function resultHeadline(view) {
   const winner = view.winner;
   const yourSide = isSeated(view) ? sideOfSeat(view, view.you) : null;
+  /** @type {(string | Node)[]} */
   const parts = [];
   if (view.status === "cancelled") parts.push(t("result.cancelled"));
   else if (winner === null || winner === undefined) parts.push(t("result.draw"));
@@ -353,6 +494,11 @@ export function resultHeadline(view) {
   return parts;
 }
 
+/**
+ * @param {View} view
+ * @param {string} gameId
+ * @param {Node[]} [extra]
+ */
 export function renderResult(view, gameId, extra = []) {
   const node = $("result");
   if (view.status !== "finished" && view.status !== "cancelled") {
@@ -360,6 +506,7 @@ export function renderResult(view, gameId, extra = []) {
     return;
   }
   const winner = view.winner;
+  /** @type {(string | Node)[]} */
   const scores = [];
   (view.sides || []).forEach((s, index) => {
     if (index) scores.push(" \u00b7 ");
@@ -380,6 +527,11 @@ export function renderResult(view, gameId, extra = []) {
 
 // The newest moves first, each with its own number (never cut: the number is text, not a list
 // marker); a resignation or forfeit ends the list.
+/**
+ * @param {View} view
+ * @param {Move[]} moves
+ * @param {Set<string>} [timedOut]
+ */
 export function renderLog(view, moves, timedOut = new Set()) {
   const recent = moves.slice(-12).reverse();
   const items = recent.map((m) => el("li", { value: m.n, "data-n": m.n, class: `${m.basra ? "basra" : ""} ${timedOut.has(moveKey(m)) ? "timeout" : ""}`.trim() },
@@ -394,6 +546,7 @@ export function renderLog(view, moves, timedOut = new Set()) {
 }
 
 // Timed-out plays are known by round, seat and card (a card is played once a round).
+/** @param {{round: number, seat: number, card: string}} move */
 export function moveKey(move) {
   return `${move.round}:${move.seat}:${String(move.card).toUpperCase()}`;
 }
