@@ -45,7 +45,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         SqlUnitOfWork(database), images, serve=from_images
     )
     telemetry.install(app)  # first: every later hook and refusal already has a request id
-    app.extensions["basra_hub"] = _stream_hub(app, database)
+    app.extensions["basra_hub"] = _live_hub(app, database)
     app.extensions["basra_stream_slots"] = StreamSlots(
         app.config["STREAM_LIMIT"], streams_per_address(app.config)
     )
@@ -54,25 +54,29 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     _register_bot_runner(app)
     _register_analyses(app)
     _install_sweeper(app)
-    _install_matchmaker(app, database)
+    _install_matchmaker(app)
     return app
 
 
-def _stream_hub(app: Flask, database: Database) -> Any:
-    """The process's threaded hub of live streams, for a stream served on a thread of its own
-    (Flask's test client, a plain WSGI server; the served entrance, app/asgi.py, follows
-    games on its event loop instead); its one thread starts with the first stream.
-    PostgreSQL pushes news of commits (one LISTEN per process); SQLite is polled."""
+def _live_hub(app: Flask, database: Database) -> Any:
+    """The process's hub of live streams and long polls of seeks (app/live/hub.py), on an
+    event loop: the served entrance's (app/asgi.py starts it there), or else the process's own,
+    started with the first stream or long poll (app/live/bridge.py). PostgreSQL pushes news of
+    commits (one LISTEN per process); SQLite is polled."""
+    from collections.abc import Sequence
+
     from app.live.hub import Hub
-    from app.live.news import Listen, NewsSink, NoticeSource
     from app.persistence import SqlUnitOfWork
-    from app.persistence.notifications import Listener
 
-    def listen(sink: NewsSink, wake_every: float) -> NoticeSource:
-        return Listener(database.url, sink, wake_every)
+    new_uow = app.extensions["basra_uow"]
 
-    pushed: Listen | None = listen if database.engine.dialect.name == "postgresql" else None
-    return Hub(lambda: SqlUnitOfWork(database), pushed, app.config["STREAM_POLL_SECONDS"])
+    def statuses(seek_ids: Sequence[str]) -> dict[str, str]:
+        with new_uow() as uow:
+            found: dict[str, str] = uow.seeks.statuses(seek_ids)
+            return found
+
+    pushed = database.url if database.engine.dialect.name == "postgresql" else None
+    return Hub(lambda: SqlUnitOfWork(database), statuses, pushed, app.config["STREAM_POLL_SECONDS"])
 
 
 def _register_bot_runner(app: Flask) -> None:
@@ -160,34 +164,17 @@ def _install_sweeper(app: Flask) -> None:
         atexit.register(sweeper.stop)
 
 
-def _install_matchmaker(app: Flask, database: Database) -> None:
+def _install_matchmaker(app: Flask) -> None:
     """Pairing passes after each new seek, and every ``MATCH_INTERVAL_SECONDS`` where
-    ``SWEEPER`` is on; long polls of seeks hear of changes by NOTIFY on PostgreSQL, by
-    polling on SQLite (app/live/seek_waits.py)."""
+    ``SWEEPER`` is on; the seeks a pass settles wake this process's long polls at once
+    (app/live/seek_waits.py), the others' hear of it through the database."""
     import atexit
-    from collections.abc import Sequence
 
     from app.background.matchmaker import Matchmaker
-    from app.live.news import Listen, NewsSink, NoticeSource
-    from app.live.seek_waits import SeekWaits
-    from app.persistence.notifications import Listener
-    from app.persistence.seeks import SEEK_CHANNEL
 
-    new_uow = app.extensions["basra_uow"]
-
-    def statuses(seek_ids: Sequence[str]) -> dict[str, str]:
-        with new_uow() as uow:
-            found: dict[str, str] = uow.seeks.statuses(seek_ids)
-            return found
-
-    def listen(sink: NewsSink, wake_every: float) -> NoticeSource:
-        return Listener(database.url, sink, wake_every, channel=SEEK_CHANNEL)
-
-    pushed: Listen | None = listen if database.engine.dialect.name == "postgresql" else None
-    waits = SeekWaits(statuses, pushed, app.config["STREAM_POLL_SECONDS"])
     matchmaker = Matchmaker(
-        new_uow, waits, lambda: app.config["CLOCK"](),
-        interval=app.config["MATCH_INTERVAL_SECONDS"],
+        app.extensions["basra_uow"], app.extensions["basra_hub"].seeks,
+        lambda: app.config["CLOCK"](), interval=app.config["MATCH_INTERVAL_SECONDS"],
     )  # fmt: skip
     app.extensions["basra_matchmaker"] = matchmaker
     if app.config["SWEEPER"]:

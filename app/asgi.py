@@ -4,8 +4,8 @@ One ASGI app per process. Every request runs the Flask app (app.wsgi) in a small
 (a2wsgi), streams and long polls included: Flask checks them and answers every refusal as it
 always has. Once it says yes to a stream (``GET /games/{id}/stream``) or to a long poll of a
 waiting seek (``GET /seeks/{id}?wait=N``), it hands the waiting to this process's event loop
-(app/live/handoff.py) and its thread goes back to the pool: the loop's hub (app/live/
-loop_hub.py) holds thousands of them at the cost of a few kilobytes each.
+(app/live/handoff.py) and its thread goes back to the pool: the process's hub (app/live/
+hub.py), started on this loop, holds thousands of them at the cost of a few kilobytes each.
 
 The same module serves ``make run`` (the whole API on one port) and the stream processes of a
 deployment, where the proxy sends the stream paths to this and the rest to the REST workers
@@ -19,15 +19,16 @@ import os
 import re
 import signal
 import threading
-from collections.abc import Awaitable, Callable, MutableMapping, Sequence
+from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from a2wsgi import WSGIMiddleware
 from flask import Flask
 
 from app.api.stream import wire
+from app.live.channel import Watch
 from app.live.handoff import HANDOFF, Handoff
-from app.live.loop_hub import LoopHub, Watch
+from app.live.hub import Hub
 from app.observability import metrics
 
 Scope = MutableMapping[str, Any]
@@ -44,7 +45,7 @@ class Entrance:
 
     def __init__(self, flask_app: Flask, threads: int) -> None:
         self.flask = flask_app
-        self.hub: LoopHub = flask_app.extensions["basra_loop_hub"]
+        self.hub: Hub = flask_app.extensions["basra_hub"]
         self.wsgi = WSGIMiddleware(_terminated(flask_app.wsgi_app), workers=threads)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -130,21 +131,21 @@ class Entrance:
         async def hold(message: Message) -> None:
             held.append(message)
 
-        handoff = Handoff()
-        self.hub.watch_seek(seek_id)
+        handoff, waits = Handoff(), self.hub.seeks
+        waits.watch(seek_id)
         try:
             await self._flask(scope, receive, hold, handoff)
             waited = handoff.wait
             if waited is not None:
                 try:
-                    changed = await self.hub.seek_changed(seek_id, waited.seconds)
+                    changed = await waits.changed(seek_id, waited.seconds)
                 finally:
                     waited.give_back()
                 if changed:
                     await self._flask(scope, receive, send, Handoff(resumed=True))
                     return
         finally:
-            self.hub.unwatch_seek(seek_id)
+            waits.unwatch(seek_id)
         for message in held:
             await send(message)
 
@@ -166,7 +167,7 @@ async def _until_gone(receive: Receive) -> None:
         pass
 
 
-def _end_streams_on(number: signal.Signals, hub: LoopHub) -> None:
+def _end_streams_on(number: signal.Signals, hub: Hub) -> None:
     """Before the server's own handler (uvicorn's: stop accepting, wait for the connections to
     end), end every stream, so that they do end and their clients reconnect elsewhere."""
     previous = signal.getsignal(number)
@@ -185,31 +186,6 @@ def build(flask_app: Flask, threads: int | None = None) -> Entrance:
     return Entrance(flask_app, threads or int(os.environ.get("GUNICORN_THREADS") or 32))
 
 
-def loop_hub(flask_app: Flask) -> LoopHub:
-    """The process's hub of the event loop, from the app's settings and database; the seeks
-    this process settles (its matchmaker, a cancel) are passed on to it."""
-    from app.persistence import SqlUnitOfWork
-
-    database = flask_app.extensions["basra_db"]
-    new_uow = flask_app.extensions["basra_uow"]
-
-    def statuses(seek_ids: Sequence[str]) -> dict[str, str]:
-        with new_uow() as uow:
-            found: dict[str, str] = uow.seeks.statuses(seek_ids)
-            return found
-
-    pushed = database.engine.dialect.name == "postgresql"
-    hub = LoopHub(
-        lambda: SqlUnitOfWork(database),
-        statuses,
-        database.url if pushed else None,
-        flask_app.config["STREAM_POLL_SECONDS"],
-    )
-    flask_app.extensions["basra_loop_hub"] = hub
-    flask_app.extensions["basra_matchmaker"].waits.forward = hub
-    return hub
-
-
 _SERVED: list[Entrance] = []
 
 
@@ -221,6 +197,5 @@ def __getattr__(name: str) -> Entrance:
     if not _SERVED:
         from app.wsgi import app as flask_app  # the app the REST workers serve, as built
 
-        loop_hub(flask_app)
         _SERVED.append(build(flask_app))
     return _SERVED[0]

@@ -179,7 +179,7 @@ def app(database_url: str) -> Iterator[Any]:
     application.testing = True
     watch_problems(application)
     yield application
-    application.extensions["basra_hub"].stop()
+    application.extensions["basra_hub"].shutdown()
     application.extensions["basra_matchmaker"].stop()  # and its long polls' listener
     application.extensions["basra_bot_runner"].stop()  # before its database goes
     application.extensions["basra_analyses"].stop()

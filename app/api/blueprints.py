@@ -82,6 +82,7 @@ class ApiBlueprint(Blueprint):
         super().__init__(*args, **kwargs)
         self.paths = paths
         self._rules: dict[str, str] = {}
+        self._prepare_doc_cbks.append(_prepare_added_parameters_doc)
 
     def add_url_rule(self, rule: str, endpoint: str | None = None, view_func: Any = None,
                      provide_automatic_options: bool | None = None,
@@ -101,6 +102,20 @@ class ApiBlueprint(Blueprint):
             super().register_views_in_doc(api, app, spec, name=name, parameters=parameters)
         finally:
             self._docs = listed
+
+    def doc(self, **kwargs: Any) -> Callable[..., Any]:
+        """flask-smorest's, but its ``parameters`` (the headers a view reads itself) come after
+        those of ``@blp.arguments`` (a query's), where flask-smorest would put them instead."""
+        added = kwargs.pop("parameters", None)
+        documented = super().doc(**kwargs)
+
+        def decorator(func: Callable[..., Any]) -> Callable[..., Any]:
+            described = documented(func)
+            if added:
+                described._apidoc["added_parameters"] = added
+            return described
+
+        return decorator
 
     def arguments(self, schema: Any, **kwargs: Any) -> Callable[..., Any]:
         """flask-smorest's, without the 422 it documents by itself: ``@blp.problems`` names
@@ -148,6 +163,15 @@ class ApiBlueprint(Blueprint):
             return func
 
         return decorator
+
+
+def _prepare_added_parameters_doc(doc: dict[str, Any], doc_info: dict[str, Any],
+                                  **_kwargs: Any) -> dict[str, Any]:  # fmt: skip
+    """The parameters ``ApiBlueprint.doc`` was given, after those flask-smorest documented."""
+    added = doc_info.get("added_parameters")
+    if added:
+        doc["parameters"] = [*doc.get("parameters", []), *added]
+    return doc
 
 
 def documented(answer: dict[str, Any]) -> dict[str, Any]:

@@ -2,35 +2,42 @@
 
 from __future__ import annotations
 
-import threading
+from collections.abc import Callable
 from typing import Any
 
-from flask import Response, current_app, jsonify
+from flask import Response, current_app
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from app.api.bearers import calling_player
+from app.api.blueprints import Answer, ApiBlueprint
 from app.api.games import BEARER
 from app.api.limits import client_address
-from app.api.problem_answers import problems
-from app.api.requests import after_access, clock_now, json_body, query, unit_of_work
+from app.api.requests import clock_now, unit_of_work
 from app.api.seek_schemas import SeekOutSchema, SeekQuerySchema, SeekSchema, seek_body
 from app.background.matchmaker import Matchmaker
+from app.live import bridge
 from app.live.handoff import HANDOFF, Handoff, SeekWait
+from app.live.hub import Hub
 from app.live.stream_slots import NoSlot, StreamSlots
 from app.services import seeks as seeking
 from app.services.errors import Unauthorized
 from app.services.model import WAITING, SeekRecord
 from app.services.ratings import rating_of
 
-blp = Blueprint(
-    "seeks",
-    __name__,
-    url_prefix="/seeks",
+blp = ApiBlueprint(
+    "seeks", __name__, url_prefix="/seeks",
     description="Seek a game: be paired with players of a close rating, or with bots.",
-)
-SEEK = {"application/json": {"schema": SeekOutSchema}}
-LOCATION = {"description": "The seek's URL, `/seeks/{id}`", "schema": {"type": "string"}}
+    paths=("", "/<seek_id>"),
+)  # fmt: skip
+LOCATION = {"Location": {"description": "The seek's URL, `/seeks/{id}`",
+                         "schema": {"type": "string"}}}  # fmt: skip
+# A seek is its player's alone: no cache may keep it.
+PRIVATE = {"Cache-Control": "no-store"}
+
+
+def _hub() -> Hub:
+    hub: Hub = current_app.extensions["basra_hub"]
+    return hub
 
 
 def _matchmaker() -> Matchmaker:
@@ -47,11 +54,9 @@ def _player_id() -> str | None:
         return None
 
 
-def _answer(seek: SeekRecord, status: int = 200) -> Response:
-    response = jsonify(seek_body(seek))
-    response.status_code = status
-    response.headers["Cache-Control"] = "no-store"
-    return response
+def _owned(seek_id: str) -> SeekRecord:
+    """The caller's seek: 404 for none, then 401/403 for a caller that is not its player."""
+    return seeking.seek_of(unit_of_work(), seek_id, _player_id(), clock_now())
 
 
 @blp.route("")
@@ -72,26 +77,14 @@ class SeekCollection(MethodView):
             "`already_seeking`, naming it in `seek_id`); a seek expires after 10 minutes."
         ),
         security=BEARER,
-        requestBody={"required": True, "content": {"application/json": {"schema": SeekSchema}}},
-        responses={
-            201: {
-                "description": "Made: waiting, or matched already",
-                "headers": {"Location": LOCATION},
-                "content": SEEK,
-            },
-            **problems(
-                "bad_request",
-                "payload_too_large",
-                "unsupported_media_type",
-                "invalid_request",
-                "unauthorized",
-                "already_seeking",
-            ),
-        },
     )
-    def post(self) -> Response:
+    @blp.arguments(SeekSchema, first=calling_player)  # API.md's order: the token, then the body
+    @blp.response(201, SeekOutSchema, description="Made: waiting, or matched already",
+                  headers=LOCATION)  # fmt: skip
+    @blp.problems("bad_request", "payload_too_large", "unsupported_media_type",
+                  "invalid_request", "unauthorized", "already_seeking")  # fmt: skip
+    def post(self, spec: dict[str, Any]) -> Answer:
         player = calling_player()
-        spec = json_body(SeekSchema)
         seeker = seeking.Seeking(player.id, player.name, float(rating_of(player)["value"]))
         seek = seeking.open_seek(
             unit_of_work(), seeker, spec["players"], spec.get("rated", False),
@@ -100,9 +93,7 @@ class SeekCollection(MethodView):
         # A compatible seek waiting already is paired before the answer, which says so.
         _matchmaker().pair_now(seek.kind)
         seek = seeking.seek_of(unit_of_work(), seek.id, player.id, clock_now())
-        response = _answer(seek, 201)
-        response.headers["Location"] = f"/seeks/{seek.id}"
-        return response
+        return seek_body(seek), {"Location": f"/seeks/{seek.id}", **PRIVATE}
 
 
 @blp.route("/<seek_id>")
@@ -118,66 +109,58 @@ class SeekResource(MethodView):
             "where to play: your bearer acts for that seat."
         ),
         security=BEARER,
-        parameters=[{"in": "query", "schema": SeekQuerySchema}],
-        responses={
-            200: {"description": "The seek", "content": SEEK},
-            **problems("unauthorized", "forbidden", "not_found", "invalid_request"),
-        },
     )
-    def get(self, seek_id: str) -> Response:
-        player_id = _player_id()
-        owned = lambda: seeking.seek_of(unit_of_work(), seek_id, player_id, clock_now())  # noqa: E731
-        args = after_access(owned, lambda: query(SeekQuerySchema))
+    @blp.arguments(SeekQuerySchema, location="query", first=_owned)
+    @blp.response(200, SeekOutSchema, description="The seek")
+    @blp.problems("unauthorized", "forbidden", "not_found", "invalid_request")
+    def get(self, args: dict[str, Any], seek_id: str) -> Answer:
         handoff = HANDOFF.get()
         if args["wait"] == 0 or (handoff is not None and handoff.resumed):
-            return _answer(owned())
-        if handoff is not None:  # the event loop watches the seek since before this read
-            seek = owned()
+            return seek_body(_owned(seek_id)), PRIVATE
+        if handoff is not None:  # the entrance's loop watches the seek since before this read
+            seek = _owned(seek_id)
             if seek.status == WAITING:
                 _hand_off(seek, args["wait"], handoff)
-            return _answer(seek)
-        with _matchmaker().waits.watching(seek_id) as heard:  # before the read: nothing missed
-            seek = owned()
+            return seek_body(seek), PRIVATE
+        with bridge.watching(_hub(), seek_id) as changed:  # before the read: nothing missed
+            seek = _owned(seek_id)
             if seek.status == WAITING:
-                seek = _held(seek, args["wait"], heard, owned)
-        return _answer(seek)
+                seek = _held(seek, args["wait"], changed)
+        return seek_body(seek), PRIVATE
 
     @blp.doc(
         operationId="cancelSeek",
         summary="Cancel your waiting seek",
         description="With the bearer of the seek's player. Only a waiting seek can be cancelled.",
         security=BEARER,
-        responses={
-            204: {"description": "Cancelled"},
-            **problems("unauthorized", "forbidden", "not_found", "seek_not_waiting"),
-        },
     )
-    def delete(self, seek_id: str) -> Response:
+    @blp.response(204, description="Cancelled")
+    @blp.problems("unauthorized", "forbidden", "not_found", "seek_not_waiting")
+    def delete(self, seek_id: str) -> Answer:
         seeking.cancel_seek(unit_of_work(), seek_id, _player_id(), clock_now())
-        _matchmaker().waits.settled([seek_id])
+        _hub().seeks.settled([seek_id])
         return Response(status=204)
 
 
-def _held(seek: SeekRecord, seconds: int, heard: threading.Event, read: Any) -> SeekRecord:
-    """The seek once it changes (``heard``), or after ``seconds``. A waiting request holds one
-    of this process's threads, as a live stream does, and takes a stream slot for it: with
-    none left (or this address holding all it may), the answer comes at once."""
+def _held(seek: SeekRecord, seconds: int, changed: Callable[[float], bool]) -> SeekRecord:
+    """The seek once it changes (``changed`` says so), or after ``seconds``. A waiting request
+    holds one of this process's threads, as a live stream does, and takes a stream slot for
+    it: with none left (or this address holding all it may), the answer comes at once."""
     slots: StreamSlots = current_app.extensions["basra_stream_slots"]
     give_back = slots.take(client_address())
     if isinstance(give_back, NoSlot):
         return seek
     try:
-        heard.wait(seconds)
+        changed(seconds)
     finally:
         give_back()
-    found: SeekRecord = read()
-    return found
+    return _owned(seek.id)
 
 
 def _hand_off(seek: SeekRecord, seconds: int, handoff: Handoff) -> None:
-    """Served from the event loop (app/asgi.py): the loop waits, holding a stream slot but no
-    thread, and asks again once the seek changes; this answer (waiting) is the one it sends if
-    nothing changes in time. With no slot left, that answer goes at once."""
+    """Served from the entrance's event loop (app/asgi.py): the loop waits, holding a stream
+    slot but no thread, and asks again once the seek changes; this answer (waiting) is the one
+    it sends if nothing changes in time. With no slot left, that answer goes at once."""
     slots: StreamSlots = current_app.extensions["basra_stream_slots"]
     give_back = slots.take(client_address())
     if not isinstance(give_back, NoSlot):

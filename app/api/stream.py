@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import Response, current_app, request
@@ -12,17 +12,14 @@ from flask.views import MethodView
 from app.api import record_schemas, request_schemas
 from app.api.contract import ref
 from app.api.errors import ApiError, problem
-from app.api.games import blp
+from app.api.games import access, blp
 from app.api.limits import client_address
-from app.api.problem_answers import problems
-from app.api.requests import query, unit_of_work
-from app.live import feed
+from app.api.requests import after_access, unit_of_work
+from app.live import bridge, feed
 from app.live.handoff import HANDOFF, StreamTask
-from app.live.hub import Hub
 from app.live.records import Record
 from app.live.stream_slots import NoSlot, StreamSlots
 from app.observability import metrics
-from app.services import games
 
 EVENT_STREAM = "text/event-stream"
 KEEPALIVE_SECONDS = 15.0
@@ -100,23 +97,23 @@ seed. A seated client refreshes its own view with `GET /games/{{id}}` and `If-No
 a record arrives."""
 
 
-def _after(game_id: str) -> int:
-    """Last-Event-ID, else ?after=, else 0; refused (422) only once the game is known."""
+def _after(game_id: str, args: dict[str, Any]) -> int:
+    """Last-Event-ID, else ?after=, else 0; a bad header is refused (422) only once the game
+    is known."""
     header = request.headers.get("Last-Event-ID")
-    try:
-        after = query(request_schemas.StreamQuerySchema).get("after", 0)
-        if header is not None and header.strip() != "":
-            if not _VERSION.match(header.strip()):
-                raise ApiError(
-                    "invalid_request",
-                    "Last-Event-ID must be a version this stream sent",
-                    errors={"Last-Event-ID": ["a version: 0..9999999999"]},
-                )
-            after = min(int(header), _LARGEST)  # past the game's version: feed.read clamps
-    except ApiError:
-        games.check_access(unit_of_work(), game_id, None)  # 404 before 422
-        raise
-    return int(after)
+    if header is None or header.strip() == "":
+        return int(args.get("after", 0))
+    return after_access(lambda: access(token=False)(game_id), lambda: _last_event_id(header))
+
+
+def _last_event_id(header: str) -> int:
+    if not _VERSION.match(header.strip()):
+        raise ApiError(
+            "invalid_request",
+            "Last-Event-ID must be a version this stream sent",
+            errors={"Last-Event-ID": ["a version: 0..9999999999"]},
+        )
+    return min(int(header), _LARGEST)  # past the game's version: feed.read clamps
 
 
 def sse(batch: list[Record]) -> str:
@@ -131,11 +128,10 @@ def wire(batch: list[Record]) -> bytes:
     return sse(batch).encode()
 
 
-def _lines(opening: str, batches: Iterator[list[Record]]) -> Iterator[str]:
+def _lines(opening: str, batches: Iterator[bytes]) -> Iterator[bytes]:
     with metrics.stream_client():
-        yield opening  # sent at once, so the client sees the stream open before any record
-        for batch in batches:
-            yield sse(batch)
+        yield opening.encode()  # at once, so the client sees the stream open before any record
+        yield from batches
 
 
 @blp.route("/<game_id>/stream")
@@ -145,7 +141,6 @@ class StreamResource(MethodView):
         summary="The game's public records, live (Server-Sent Events)",
         description=DESCRIPTION,
         parameters=[
-            {"in": "query", "schema": request_schemas.StreamQuerySchema},
             {
                 "in": "header",
                 "name": "Last-Event-ID",
@@ -156,56 +151,62 @@ class StreamResource(MethodView):
                 "from the start, or from `after`)",
             },
         ],
-        responses={
-            200: {
-                "description": "An endless text/event-stream, ended after the `over` record",
-                "content": {
-                    EVENT_STREAM: {
-                        "schema": ref("StreamEvent"),
-                        "example": 'id: 7\nevent: move\ndata: {"n":1,"round":1,"seat":0,'
-                        '"card":"7D","captured":["3S","4H"],"basra":null,"version":7}\n\n',
-                    }
-                },
-            },
-            **problems("not_found", "invalid_request"),
-        },
     )
-    def get(self, game_id: str) -> Response:
-        after = _after(game_id)
-        first = feed.read(unit_of_work(), game_id, after)  # 404 here, before the stream starts
-        slots: StreamSlots = current_app.extensions["basra_stream_slots"]
-        give_back = slots.take(client_address())
-        if give_back is NoSlot.SERVER_FULL:
-            return problem(
-                "unavailable",
-                "this server holds as many live streams as it can; try again soon, or follow "
-                "the game with GET /games/{id} and If-None-Match meanwhile",
-                {"Retry-After": str(FULL_RETRY_SECONDS)},
-            )
-        if give_back is NoSlot.ADDRESS_FULL:
-            return problem(
-                "rate_limited",
-                f"your address has {slots.per_address} live streams open on this server "
-                "process; close one, or follow the game with GET /games/{id} and "
-                "If-None-Match meanwhile",
-                {"Retry-After": str(FULL_RETRY_SECONDS)},
-            )
+    @blp.arguments(request_schemas.StreamQuerySchema, location="query", first=access(token=False))
+    @blp.response(
+        200,
+        ref("StreamEvent"),
+        content_type=EVENT_STREAM,
+        description="An endless text/event-stream, ended after the `over` record",
+        example='id: 7\nevent: move\ndata: {"n":1,"round":1,"seat":0,"card":"7D",'
+        '"captured":["3S","4H"],"basra":null,"version":7}\n\n',
+    )
+    @blp.problems("not_found", "invalid_request")
+    def get(self, args: dict[str, Any], game_id: str) -> Response:
+        first = feed.read(unit_of_work(), game_id, _after(game_id, args))  # 404 before it opens
+        give_back = _slot()
+        if isinstance(give_back, Response):
+            return give_back
         settings: dict[str, Any] = current_app.config
         keepalive = float(settings.get("STREAM_KEEPALIVE_SECONDS", KEEPALIVE_SECONDS))
         lifetime = float(settings.get("STREAM_MAX_SECONDS", MAX_SECONDS))
         opening = f"retry: {RETRY_MS}\n\n"
         handoff = HANDOFF.get()
-        if handoff is not None:  # the event loop follows the game (app/asgi.py)
+        if handoff is not None:  # the entrance's event loop follows the game (app/asgi.py)
             handoff.stream = StreamTask(game_id, first, give_back, keepalive, lifetime)
-            return _streamed(iter([opening]))
-        hub: Hub = current_app.extensions["basra_hub"]
-        records = hub.follow(game_id, first, keepalive=keepalive, lifetime=lifetime)
+            return _streamed(iter([opening.encode()]))
+        hub = current_app.extensions["basra_hub"]  # on the process's own loop (bridge.py)
+        records = bridge.follow(hub, game_id, first, keepalive, lifetime, wire)
         response = _streamed(_lines(opening, records))
-        response.call_on_close(give_back)  # the WSGI server closes every response it was given
+        response.call_on_close(records.close)  # the WSGI server closes every response it gave
+        response.call_on_close(give_back)
         return response
 
 
-def _streamed(body: Iterator[str]) -> Response:
+def _slot() -> Callable[[], None] | Response:
+    """A stream slot of this process (StreamSlots), as the function that gives it back; or
+    the refusal when the process, or the caller's address, holds all it may."""
+    slots: StreamSlots = current_app.extensions["basra_stream_slots"]
+    give_back = slots.take(client_address())
+    if give_back is NoSlot.SERVER_FULL:
+        return problem(
+            "unavailable",
+            "this server holds as many live streams as it can; try again soon, or follow "
+            "the game with GET /games/{id} and If-None-Match meanwhile",
+            {"Retry-After": str(FULL_RETRY_SECONDS)},
+        )
+    if give_back is NoSlot.ADDRESS_FULL:
+        return problem(
+            "rate_limited",
+            f"your address has {slots.per_address} live streams open on this server "
+            "process; close one, or follow the game with GET /games/{id} and "
+            "If-None-Match meanwhile",
+            {"Retry-After": str(FULL_RETRY_SECONDS)},
+        )
+    return give_back
+
+
+def _streamed(body: Iterator[bytes]) -> Response:
     """The stream's answer; a body of unknown length, so the server sends it as it comes."""
     response = Response(body, mimetype=EVENT_STREAM)
     response.headers["Cache-Control"] = "no-cache"

@@ -5,8 +5,8 @@ every ``interval`` seconds on a ``Sweeper`` thread, for what only time brings: a
 gap, a seek's ``bot_after``, its expiry. Any number of processes and instances may pass at
 once (app/services/matchmaking.py says why each seek is still matched once).
 
-Each pass tells this process's long polls at once which seeks it settled; the others hear
-of it through the database (app/live/seek_waits.py).
+Each pass tells this process's long polls at once which seeks it settled (app/live/
+seek_waits.py); those of other processes hear of it through the database.
 """
 
 from __future__ import annotations
@@ -80,4 +80,3 @@ class Matchmaker:
 
     def stop(self) -> None:
         self.sweeper.stop()
-        self.waits.stop()

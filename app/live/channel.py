@@ -1,10 +1,13 @@
-"""One watched game's channel in the threaded hub of live streams (hub.py): the newest version
-announced, and the records read from the log so far in a ring of bounded size."""
+"""One watched game's channel in the process's hub of live streams (hub.py): the newest version
+announced, the records read from the log so far in a ring of bounded size, and the streams
+that follow it, each waiting on a ``Watch`` of its own. Everything here is touched from the
+hub's event loop only."""
 
 from __future__ import annotations
 
-import threading
+import asyncio
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from app.live.feed import Page
@@ -12,8 +15,23 @@ from app.live.records import Record
 
 RING = 256  # records kept per watched game
 
+Render = Callable[[list[Record]], bytes]  # a batch (none: a keep-alive) as the body's bytes
 
-@dataclass
+
+@dataclass(eq=False)
+class Watch:
+    """One stream's wake-up: set when its game moves on, its client leaves, or the server
+    stops."""
+
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    gone: bool = False  # the client went away
+
+    def leave(self) -> None:
+        self.gone = True
+        self.wake.set()
+
+
+@dataclass(eq=False)
 class Channel:
     game_id: str
     through: int  # the log is read into the ring up to this version
@@ -23,11 +41,12 @@ class Channel:
     watchers: int = 0
     fetching: bool = False
     ring: deque[Record] = field(default_factory=lambda: deque(maxlen=RING))
-    changed: threading.Condition = field(default_factory=threading.Condition)
+    watches: set[Watch] = field(default_factory=set)
+    wires: dict[int, bytes] = field(default_factory=dict)  # cursor -> the records after it
 
     def keep(self, page: Page) -> None:
-        """Add a page read from ``through`` on (the caller holds ``changed``); records the
-        ring has already (a read and a notice that overlap) are not added twice."""
+        """Add a page read from ``through`` on; records the ring has already (a read and a
+        notice that overlap) are not added twice."""
         for record in page.records:
             if record.id <= self.through:
                 continue
@@ -46,3 +65,17 @@ class Channel:
             newer.append(record)
         newer.reverse()
         return Page(newer, self.through, self.ended)
+
+    def wake(self) -> None:
+        """The game moved on (or the server stops): every stream looks again."""
+        self.wires.clear()
+        for watch in self.watches:
+            watch.wake.set()
+
+    def wire(self, cursor: int, render: Render) -> tuple[bytes, Page]:
+        """The records after ``cursor`` as the body's bytes, rendered once for every stream
+        at that cursor."""
+        page = self.after(cursor)
+        if (found := self.wires.get(cursor)) is None:
+            found = self.wires[cursor] = render(page.records)
+        return found, page

@@ -6,7 +6,7 @@ included: Flask checks the request, reads the first page, takes the stream slot 
 head and the opening, as it does every refusal (problem+json, limits, request ids, the request
 log). Where the entrance put a ``Handoff`` in the request's context (``HANDOFF``), the view
 leaves the rest in it and returns; elsewhere (Flask's test client, a plain WSGI server) the
-view serves it itself on its own thread (app/live/hub.py).
+view's own thread takes it from the same hub, on the process's own loop (app/live/bridge.py).
 """
 
 from __future__ import annotations

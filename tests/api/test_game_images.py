@@ -28,7 +28,7 @@ def other(database_url: str) -> Iterator[Any]:
     application = create_app({"DATABASE_URL": database_url, "RATE_LIMIT": "off"})
     application.testing = True
     yield application
-    application.extensions["basra_hub"].stop()
+    application.extensions["basra_hub"].shutdown()
     application.extensions["basra_bot_runner"].stop()
     application.extensions["basra_db"].dispose()
 
@@ -221,7 +221,7 @@ def test_with_images_off_every_move_loads_its_game(database_url):
         assert counted(before) == {"used": 0, "missed": 0}
         assert len(images_of(application)) == 0
     finally:
-        application.extensions["basra_hub"].stop()
+        application.extensions["basra_hub"].shutdown()
         application.extensions["basra_bot_runner"].stop()
         application.extensions["basra_db"].dispose()
 

@@ -42,7 +42,7 @@ def live_app(database_url: str) -> Iterator[Any]:
     )
     application.testing = True
     yield application
-    application.extensions["basra_hub"].stop()
+    application.extensions["basra_hub"].shutdown()
     application.extensions["basra_db"].dispose()
 
 

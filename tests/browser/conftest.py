@@ -69,7 +69,7 @@ def live_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     import uvicorn
 
     from app import create_app
-    from app.asgi import build, loop_hub
+    from app.asgi import build
 
     url = f"sqlite:///{tmp_path_factory.mktemp('browser') / 'b.sqlite3'}"
     _migrate(url)
@@ -78,7 +78,6 @@ def live_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     app = create_app({"DATABASE_URL": url, "RATE_LIMIT": "off", "SWEEPER": True,
                       "SWEEP_INTERVAL_SECONDS": 0.5, "ANALYSIS_WORK": 300})  # fmt: skip
     # The entrance `make run` serves (app/asgi.py): streams on an event loop, the rest in threads.
-    loop_hub(app)
     server = uvicorn.Server(uvicorn.Config(build(app, threads=16), log_level="warning"))
     listening = socket.socket()
     listening.bind(("127.0.0.1", 0))

@@ -1,17 +1,19 @@
-"""The process's one LISTEN connection (app/persistence/notifications.py) on a real PostgreSQL:
-notices that reach it together are handed over together, so that the hub writes each game's
-streams once for all of them; and it wakes as soon as the hub asks (records held back)."""
+"""The process's one LISTEN connection (app/persistence/notifications.py: ``listen_async``) on a
+real PostgreSQL: the notices of the games' and the seeks' channels reach the hub as they come,
+after it was told the connection is up; and it is asked between notices, at least every
+``wake_every`` seconds, whether it has work (its safety poll)."""
 
 from __future__ import annotations
 
-import threading
+import asyncio
 import time
-from collections.abc import Iterator
 
 import psycopg
 import pytest
+from event_loops import run_apart
 
-from app.persistence.notifications import CHANNEL, Listener, libpq_url
+from app.persistence.notifications import CHANNEL, libpq_url, listen_async
+from app.persistence.seeks import SEEK_CHANNEL
 
 
 @pytest.fixture
@@ -21,95 +23,65 @@ def postgres_url(database_url: str, backend: str) -> str:
     return database_url
 
 
-def announce(url: str, *payloads: str) -> None:
-    """Each payload in a transaction of its own, as separate commits send them."""
+def announce(url: str, *notices: tuple[str, str]) -> None:
+    """Each (channel, payload) in a transaction of its own, as separate commits send them."""
     with psycopg.connect(libpq_url(url), autocommit=True) as connection:
-        for payload in payloads:
-            connection.execute("SELECT pg_notify(%s, %s)", (CHANNEL, payload))
+        for channel, payload in notices:
+            connection.execute("SELECT pg_notify(%s, %s)", (channel, payload))
 
 
-class Sink:
-    """A hub as the listener sees it (``NewsSink``), noting what it is told."""
+class Hub:
+    """A hub as the listener sees it, noting what it is told."""
 
-    def __init__(self, watched: set[str] | None = None, wake_in: float | None = None) -> None:
-        self.watched = watched  # None: every game
-        self.wake_in = wake_in
-        self.batches: list[list[tuple]] = []
+    def __init__(self) -> None:
+        self.heard: list[tuple[str, str]] = []
         self.idles: list[float] = []
-        self.first_batch_taken, self.go_on = threading.Event(), threading.Event()
-        self.go_on.set()
+        self.up = asyncio.Event()
 
-    def watches(self, game_id: str) -> bool:
-        return self.watched is None or game_id in self.watched
+    def notice(self, channel: str, payload: str) -> None:
+        self.heard.append((channel, payload))
 
-    def news(self, payloads: list[str]) -> None:
-        notices = [payload.split(":")[:2] for payload in payloads]
-        self.batches.append([(game_id, int(version)) for game_id, version in notices])
-        self.first_batch_taken.set()
-        self.go_on.wait(10)  # while cleared, the listener's thread is busy here
+    async def connected(self) -> None:
+        self.up.set()
 
-    def reconnected(self) -> None:
-        pass
-
-    def idle(self) -> float | None:
+    async def idle(self) -> None:
         self.idles.append(time.monotonic())
-        return self.wake_in
 
-    def wait_for_batches(self, count: int) -> None:
+
+async def listening(url: str, hub: Hub, wake_every: float) -> asyncio.Task[None]:
+    channels = (CHANNEL, SEEK_CHANNEL)
+    task = asyncio.ensure_future(
+        listen_async(url, channels, hub.notice, hub.connected, hub.idle, wake_every)
+    )
+    await asyncio.wait_for(hub.up.wait(), 10)
+    return task
+
+
+def test_notices_of_games_and_seeks_reach_the_hub(postgres_url):
+    async def scenario() -> list[tuple[str, str]]:
+        hub = Hub()
+        task = await listening(postgres_url, hub, wake_every=1.0)
+        sent = [(CHANNEL, "listened-g1:1"), (SEEK_CHANNEL, "listened-s1:1")]
+        await asyncio.to_thread(announce, postgres_url, *sent)
         deadline = time.monotonic() + 5
-        while len(self.batches) < count and time.monotonic() < deadline:
-            time.sleep(0.02)
+        # Only these: the channel is the database's, and other tests' games may notify too.
+        while len(ours := [n for n in hub.heard if "listened-" in n[1]]) < 2:
+            assert time.monotonic() < deadline, hub.heard
+            await asyncio.sleep(0.02)
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        return ours
+
+    assert run_apart(scenario()) == [(CHANNEL, "listened-g1:1"), (SEEK_CHANNEL, "listened-s1:1")]
 
 
-class Running:
-    """A listener on its own thread, as the hub's watcher runs it."""
+def test_the_hub_is_asked_for_its_work_between_notices(postgres_url):
+    async def scenario() -> list[float]:
+        hub = Hub()
+        task = await listening(postgres_url, hub, wake_every=0.1)
+        await asyncio.sleep(0.6)
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        return hub.idles
 
-    def __init__(self, url: str, sink: Sink, wake_every: float) -> None:
-        self.listener = Listener(url, sink, wake_every)
-        self.thread = threading.Thread(target=self.listener.run, daemon=True)
-        self.thread.start()
-        assert self.listener.connected.wait(10), "the listener did not connect"
-
-    def stop(self) -> None:
-        self.listener.stop()
-        self.thread.join(10)
-
-
-@pytest.fixture
-def running() -> Iterator[list[Running]]:
-    started: list[Running] = []
-    yield started
-    for each in started:
-        each.stop()
-
-
-def test_notices_that_arrive_together_are_handed_over_in_one_call(postgres_url, running):
-    # Only these games: the channel is the database's, and a bots-only game an earlier test
-    # left to the background runner may still be notifying (CI saw one in the second batch).
-    sink = Sink(watched={"g1", "g2"})
-    sink.go_on.clear()
-    running.append(Running(postgres_url, sink, wake_every=1.0))
-    announce(postgres_url, "g1:1")
-    assert sink.first_batch_taken.wait(5)
-    announce(postgres_url, "g1:2", "g2:5", "g1:3")
-    time.sleep(0.3)  # they reach the listener's socket while its thread is still away
-    sink.go_on.set()
-    sink.wait_for_batches(2)
-    assert sink.batches == [[("g1", 1)], [("g1", 2), ("g2", 5), ("g1", 3)]]
-
-
-def test_notices_of_games_nobody_here_watches_are_skipped(postgres_url, running):
-    sink = Sink(watched={"g1"})
-    running.append(Running(postgres_url, sink, wake_every=1.0))
-    announce(postgres_url, 'g2:5:4:0:[[5,"move",{"n":3}]]', "g1:2")
-    sink.wait_for_batches(1)
-    time.sleep(0.2)
-    assert sink.batches == [[("g1", 2)]]
-
-
-def test_the_listener_wakes_when_asked_without_a_notice(postgres_url, running):
-    sink = Sink(wake_in=0.05)  # records held back: wake in 50 ms to write them
-    running.append(Running(postgres_url, sink, wake_every=5.0))
-    time.sleep(0.6)
-    # Left alone, it would wait for a notice for wake_every (5 s) between calls.
-    assert len(sink.idles) >= 4, sink.idles
+    assert len(run_apart(scenario())) >= 3

@@ -1,4 +1,4 @@
-"""The live edge on the event loop (app/asgi.py, app/live/loop_hub.py) in the real entrance,
+"""The live edge on the event loop (app/asgi.py, app/live/hub.py) in the real entrance,
 ``gunicorn app.asgi:app`` as ``make run`` starts it, on both databases: a stream's records and
 keep-alives, the process's ceiling (503 with Retry-After while the rest is answered), a long
 poll answered as soon as its seek changes, the stream gauge summed over the workers, and a

@@ -32,7 +32,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
     migrate_database(url)
     application = create_app({"DATABASE_URL": url, "RATE_LIMIT": "off"})
     yield application
-    application.extensions["basra_hub"].stop()
+    application.extensions["basra_hub"].shutdown()
     application.extensions["basra_matchmaker"].stop()
     application.extensions["basra_bot_runner"].stop()
     application.extensions["basra_db"].dispose()
