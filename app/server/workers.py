@@ -11,7 +11,8 @@ gunicorn.conf.py applies it to whatever ``worker_class`` it chose:
 
 The entrance on an event loop (app/asgi.py) runs ``LoopWorker``: uvicorn's worker for
 gunicorn, with uvloop and httptools, and no access log of its own (the app writes one line per
-request, app/observability/logs.py).
+request, app/observability/logs.py). uvicorn parses the requests there, and its refusal of one
+that is not well-formed HTTP is the same problem document (``ProblemHttpToolsProtocol``).
 
 Slow clients (a head or a body that trickles in, an answer not read, a socket never closed)
 are the buffering proxy's to hold, in front of gunicorn as its deployment docs ask:
@@ -26,6 +27,7 @@ from typing import Any, ClassVar
 
 from gunicorn.http import errors as http_errors
 from gunicorn.util import load_class, write_nonblock
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn_worker import UvicornWorker
 
 # gunicorn's exception -> our problem code (statuses and titles come from app.api.errors).
@@ -97,6 +99,16 @@ class ProblemErrorsMixin:
             self.log.debug("Failed to send error message.")
 
 
+class ProblemHttpToolsProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol, whose answer to a request that is not well-formed HTTP
+    (its ``send_400_response``, plain text) is the app's problem document, as on gunicorn's own
+    workers; uvicorn's Config takes a protocol class for ``http``."""
+
+    def send_400_response(self, msg: str) -> None:
+        self.transport.write(problem_response("bad_request"))
+        self.transport.close()
+
+
 class LoopWorker(UvicornWorker):
     """uvicorn's worker, set as its documented ``CONFIG_KWARGS`` allow; its access log only when
     gunicorn's is asked for (``ACCESS_LOG=1``), and then under gunicorn's access log's name."""
@@ -111,7 +123,7 @@ class LoopWorker(UvicornWorker):
 
     CONFIG_KWARGS: ClassVar[dict[str, Any]] = {
         "loop": "uvloop",
-        "http": "httptools",
+        "http": ProblemHttpToolsProtocol,
         "access_log": False,
     }
 

@@ -1,7 +1,7 @@
 """What gunicorn refuses before the app sees it is problem+json too: an over-long request line
 (414), too many or too large headers (431), a request that is not HTTP (400). Run against real
 gunicorn with gunicorn.conf.py, for each worker class the mixin of app/server/workers.py
-supports."""
+supports, and against the entrance (uvicorn's worker, which parses requests itself)."""
 
 from __future__ import annotations
 
@@ -98,4 +98,26 @@ def test_a_request_that_is_not_http_is_a_400_problem(server):
 
 def test_the_server_still_answers_normally_after_those(server):
     status, _, body = _raw(server, b"GET /healthz HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+    assert status == 200 and json.loads(body) == {"status": "ok"}
+
+
+@pytest.fixture(scope="module")
+def entrance(tmp_path_factory: pytest.TempPathFactory):
+    folder: Path = tmp_path_factory.mktemp("http-edges-entrance")
+    url = f"sqlite:///{folder / 'basra.sqlite3'}"
+    migrate(url)
+    gunicorn = Gunicorn(url, folder, workers=1)  # app.asgi:app, as `make run` serves it
+    try:
+        gunicorn.start()
+        yield gunicorn
+    finally:
+        gunicorn.stop()
+
+
+@pytest.mark.parametrize("request_bytes", [b"HELLO\r\n\r\n", b"GET / HTTP/1.1\r\nHo st: a\r\n\r\n"])
+def test_on_the_entrance_a_request_that_is_not_http_is_a_400_problem(entrance, request_bytes):
+    _assert_problem(_raw(entrance, request_bytes), 400, "bad_request")
+    status, _, body = _raw(
+        entrance, b"GET /healthz HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"
+    )
     assert status == 200 and json.loads(body) == {"status": "ok"}
