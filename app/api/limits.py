@@ -46,6 +46,7 @@ from limits.strategies import RateLimiter
 from app.api.addresses import client_ip
 from app.api.errors import problem, seconds_until
 from app.api.requests import bearer_token
+from app.live.handoff import HANDOFF
 
 BOT_MOVE_COST = {"random": 1, "greedy": 1, "skilled": 1, "expert": 10}  # ~ CPU per move, greedy = 1
 BOTS_ONLY_CREATE_COST = 5
@@ -241,6 +242,13 @@ def counted_where(limiter: Limiter | None) -> str:
     return "storage" if limiter.limiter.storage is limiter.storage else "fallback"
 
 
+def _answered_again() -> bool:
+    """A long poll of a seek that heard a change is answered by a second run of its request
+    on the entrance (app/asgi.py); the first run was counted, and the client sent one request."""
+    handoff = HANDOFF.get()
+    return handoff is not None and handoff.resumed
+
+
 def install_limits(app: Flask, *blueprints: Blueprint) -> Limiter | None:
     address_limit = app.config["RATE_LIMIT"]
     if str(address_limit).strip().lower() == "off":
@@ -260,6 +268,7 @@ def install_limits(app: Flask, *blueprints: Blueprint) -> Limiter | None:
     # one that refused (a budget's 429, a 503). After-request hooks run last-registered first,
     # so one registered before it and one after put back what the answer said.
     app.after_request(_keep_retry_after)
+    limiter.request_filter(_answered_again)
     limiter.init_app(app)
     app.after_request(_note_retry_after)
     token_limit = app.config["TOKEN_RATE_LIMIT"]

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import requests
 
-from .servers import Gunicorn, fresh_sqlite, migrated_postgres
+from .servers import Gunicorn, fresh_sqlite, gunicorn, migrated_postgres
 from .support import bearer
 
 pytestmark = pytest.mark.slow
@@ -136,6 +136,32 @@ def test_a_long_poll_answers_as_soon_as_its_seek_is_cancelled(server):
         assert cancelled.status_code == 204
         answer = read_until(sock, b'"status":"cancelled"', seconds=10)
         assert b'"status":"cancelled"' in answer and time.monotonic() - started < 3
+
+
+def test_a_long_poll_that_hears_a_change_counts_once_against_the_rate_limit(
+    database_url: str, tmp_path: Any
+) -> None:
+    """The entrance answers a long poll that heard a change by running its request again; the
+    client sent one request, and the address limit counts one."""
+    limits = {"RATE_LIMIT": "100/minute", "TOKEN_RATE_LIMIT": "10000/minute"}
+    with gunicorn(database_url, tmp_path, workers=1, env=ENV | limits) as limited:
+        player = requests.post(f"{limited.url}/players", json={"name": "Ann"}, timeout=10).json()
+        auth = bearer(player["token"])
+        sought = requests.post(f"{limited.url}/seeks", json={"players": 2}, headers=auth,
+                               timeout=10)  # fmt: skip
+        assert sought.status_code == 201, sought.text
+        url = f"{limited.url}/seeks/{sought.json()['id']}"
+        with socket.create_connection(("127.0.0.1", limited.port), timeout=10) as sock:
+            sock.sendall(f"GET /seeks/{sought.json()['id']}?wait=20 HTTP/1.1\r\nHost: a\r\n"
+                         f"Authorization: Bearer {player['token']}\r\n\r\n".encode())  # fmt: skip
+            time.sleep(0.3)
+            assert requests.delete(url, headers=auth, timeout=10).status_code == 204
+            answer = read_until(sock, b'"status":"cancelled"', seconds=10)
+            assert b'"status":"cancelled"' in answer
+        after = requests.get(url, headers=auth, timeout=10)
+    assert after.headers["X-RateLimit-Limit"] == "100", dict(after.headers)
+    # players, seeks, the long poll, the cancel and this read: five requests
+    assert after.headers["X-RateLimit-Remaining"] == "95", dict(after.headers)
 
 
 def test_a_stop_ends_every_stream_cleanly_for_its_clients_to_reconnect(server):
