@@ -5,6 +5,7 @@ summary per seat."""
 from __future__ import annotations
 
 import math
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 import pytest
@@ -30,7 +31,9 @@ def test_the_replay_shows_each_judged_move_a_chart_and_the_summary(
     row = page.text_content('.analysis-summary tr[data-seat="0"]')
     # Math.round rounds a half up (5/8 is 63%), where Python's round() goes to the even 62
     assert "Nour" in row and f"{math.floor(100 * seats[0]['agreement'] + 0.5)}%" in row
-    assert f"{seats[0]['average_loss']:.2f}" in row
+    # toFixed(2) also takes the larger of two equally near (0.125 is 0.13), as Decimal does here
+    exact = Decimal(seats[0]["average_loss"]).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    assert str(exact) in row
     assert page.locator(".analysis-chart polyline.loss").count() == 1
 
     first = analysis["moves"][0]
