@@ -65,6 +65,7 @@ def test_each_event_has_a_seq_type_data_time_and_hash(client):
     assert len({e["hash"] for e in log}) == len(log)
 
 
+@pytest.mark.both_databases
 def test_after_n_lists_only_the_events_after_seq_n(client):
     game = finished_bot_game(client)
     log = events(client, game["id"])

@@ -1,10 +1,12 @@
-"""Online play (API.md item 23) through HTTP on both databases: the rematch, the default turn
-clock of rated and matched games, and what a player's list of games says of each."""
+"""Online play (API.md item 23) through HTTP: the rematch (asked at once on two instances, on
+both databases), its refusals, and what a player's list of games says of each."""
 
 from __future__ import annotations
 
 from functools import partial
 from typing import Any
+
+import pytest
 
 from .helpers import bearer
 from .players_support import new_player, players_game, race
@@ -59,6 +61,7 @@ def test_each_seat_asks_for_the_rematch_and_both_get_the_same_new_game(client):
     stop_clock(client, made["id"], amira)
 
 
+@pytest.mark.both_databases
 def test_seats_asking_on_two_instances_at_once_get_one_rematch(client, second_instance):
     for _ in range(3):
         game, amira, badr = resigned_game(client)

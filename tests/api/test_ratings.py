@@ -1,9 +1,12 @@
 """Rated games (API.md items 19 and 20): who may sit at one, what its end does to the
-ratings, exactly once, and the players' histories and the leaderboard, on both databases."""
+ratings, exactly once (racing requests, on both databases), and the players' histories and
+the leaderboard (read by SQL, on both databases)."""
 
 from __future__ import annotations
 
 from typing import Any
+
+import pytest
 
 from .helpers import bearer, stacked_deck
 from .players_support import new_player, play_first_hands, play_out, players_game, race
@@ -106,6 +109,7 @@ def test_a_resigned_rated_game_rates_its_player_never_its_bot_and_unrated_ones_n
     assert rating(client, amira)["stats"]["lost"] == 2
 
 
+@pytest.mark.both_databases
 def test_racing_resignations_on_two_instances_change_the_ratings_once(
     client: Any, second_instance: Any
 ):
@@ -125,6 +129,7 @@ def test_racing_resignations_on_two_instances_change_the_ratings_once(
     }
 
 
+@pytest.mark.both_databases
 def test_racing_final_cards_on_two_instances_change_the_ratings_once(
     client: Any, second_instance: Any
 ):
@@ -160,6 +165,7 @@ def test_racing_final_cards_on_two_instances_change_the_ratings_once(
     ]
 
 
+@pytest.mark.both_databases
 def test_a_players_games_are_paged_newest_first(client: Any):
     amira = new_player(client, "Amira")
     made = [played_vs_bot(client, amira)] + [rated_vs_bot(client, amira) for _ in range(2)]
@@ -179,6 +185,7 @@ def test_a_players_games_are_paged_newest_first(client: Any):
         resign(client, game_id, amira)
 
 
+@pytest.mark.both_databases
 def test_the_leaderboard_leaves_provisional_players_out(client: Any):
     steady, newcomer = new_player(client, "Steady"), new_player(client, "Newcomer")
     for _ in range(5):

@@ -197,6 +197,7 @@ def test_a_card_of_its_own_ends_a_seats_run_of_timeouts(app, client):
     assert [s["bot"] for s in view(client, game_id)["seats"]] == [None, None]
 
 
+@pytest.mark.both_databases
 def test_two_instances_sweeping_one_expired_turn_at_once_play_it_once(client, database_url):
     """Two apps, each with its own engine and connections, as two server instances are."""
     game_id, _ = clocked(client)
