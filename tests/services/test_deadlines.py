@@ -98,6 +98,29 @@ def test_resigning_ends_the_match_and_reveals_the_seed(uow):
     assert audit.verify(uow, game_id)["ok"]
 
 
+def test_a_resignation_is_logged_and_replays_to_the_other_sides_win(uow):
+    game_id, tokens = clocked(uow)
+    playing.resign_game(uow, game_id, tokens[1], now=T0)
+    assert kinds(uow, game_id)[-3:] == ["Resigned", "MatchEnded", "SeedRevealed"]
+    checks = audit.verify(uow, game_id)["checks"]
+    assert checks["commitment"]["ok"] and checks["decks"]["ok"]
+    replayed = audit.replay_step(uow, game_id, 0)
+    assert replayed.moves == 0 and replayed.state["winner"] == 0
+
+
+def test_in_a_four_player_game_the_resigners_whole_side_loses(uow):
+    four = [Player(name=name) for name in ("Amira", "Badr", "Camelia", "Dalia")]
+    created = games.create_game(uow, four, now=T0)
+    resigned = playing.resign_game(uow, created.game_id, created.seats[2]["token"], now=T0)
+    assert resigned.state["winner"] == 1 and resigned.state["resigned"] == 0
+
+
+def test_a_game_still_waiting_for_players_cannot_be_resigned(uow):
+    created = games.create_game(uow, [Player(name="Amira"), Player(open=True)], now=T0)
+    with pytest.raises(GameNotActive):
+        playing.resign_game(uow, created.game_id, created.seats[0]["token"], now=T0)
+
+
 def test_joining_needs_the_invite_unless_the_game_is_public(uow):
     private = games.create_game(uow, [Player(name="Amira"), Player(open=True)], now=T0)
     assert private.invite
