@@ -92,19 +92,6 @@ def test_a_rematch_is_refused_before_the_end_and_to_whoever_holds_no_seat(client
     assert client.get(f"/games/{game['id']}").get_json()["version"] == version
 
 
-def test_a_held_seat_is_joined_by_its_players_bearer_alone(client):
-    game, amira, badr = resigned_game(client)
-    chadi = new_player(client, "Chadi")
-    made = client.post(f"/games/{game['id']}/rematch", headers=bearer(amira["token"])).get_json()
-    join = f"/games/{made['id']}/join"
-    assert_problem(client.post(join, json={}, headers=bearer(chadi["token"])), 403, "forbidden")
-    assert_problem(client.post(join, json={"name": "Zaki"}), 403, "forbidden")
-    joined = client.post(join, json={}, headers=bearer(badr["token"]))
-    assert joined.status_code == 201, joined.get_json()
-    assert joined.get_json()["seat"] == 1 and joined.get_json()["state"]["status"] == "active"
-    stop_clock(client, made["id"], badr)
-
-
 def test_a_rated_game_has_the_default_clock_and_a_seek_shows_it(client):
     amira = new_player(client, "Amira")
     body = {"players": [{"player": "me"}, {"bot": "greedy"}], "rated": True}
