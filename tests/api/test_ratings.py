@@ -201,29 +201,6 @@ def test_the_leaderboard_leaves_provisional_players_out(client: Any):
     assert [entry["rank"] for entry in board] == list(range(1, len(board) + 1))
 
 
-def test_a_partners_resignation_costs_its_partner_nothing(client: Any):
-    amira, badr = new_player(client, "Amira"), new_player(client, "Badr")
-    body = {"players": [{"player": "me"}, {"bot": "greedy"}, {"open": True}, {"bot": "random"}],
-            "rated": True}  # fmt: skip
-    game = client.post("/games", json=body, headers=bearer(amira["token"])).get_json()
-    joined = client.post(f"/games/{game['id']}/join", json={"invite": game["invite"]},
-                         headers=bearer(badr["token"]))  # fmt: skip
-    assert joined.get_json()["seat"] == 2
-    play_first_hands(client, game["id"], [amira["token"], None, badr["token"], None])
-    state = resign(client, game["id"], badr)  # side 0, Amira's and Badr's, loses
-    changes = {change["seat"]: change for change in state["ratings"]}
-    assert [changes[seat]["player"] for seat in range(4)] == [
-        amira["id"],
-        "bot-greedy",
-        badr["id"],
-        "bot-random",
-    ]
-    assert changes[2]["after"]["value"] < 25.0 == changes[0]["after"]["value"]
-    for seat in (1, 3):  # bots: fixed
-        assert changes[seat]["after"] == changes[seat]["before"]
-    assert rating(client, amira)["rating"]["value"] == 25.0
-
-
 def test_a_rated_game_forfeited_by_an_idle_seat_changes_the_ratings(app: Any, client: Any):
     from .clock_support import later, sweep
 
