@@ -1,7 +1,7 @@
 """The turn clock (API.md item 13): a seat whose time runs out is played for, by the sweeper
 with no request at all or by the next request that loads the game; after max_timeouts in a
 row the greedy bot takes the seat, so an abandoned match still ends and shows its seed. Here
-through HTTP and the app's sweeper; each case of the clock's logic: tests/services/test_deadlines.py."""
+through HTTP and the app's sweeper; each case of its logic: tests/services/test_deadlines.py."""
 
 from __future__ import annotations
 
