@@ -199,17 +199,3 @@ def test_the_leaderboard_leaves_provisional_players_out(client: Any):
     assert values == sorted(values, reverse=True)
     assert not any(entry["bot"] for entry in board)
     assert [entry["rank"] for entry in board] == list(range(1, len(board) + 1))
-
-
-def test_a_rated_game_forfeited_by_an_idle_seat_changes_the_ratings(app: Any, client: Any):
-    from .clock_support import later, sweep
-
-    amira, badr = new_player(client, "Amira"), new_player(client, "Badr")
-    rules = {"idle_seconds": 60, "turn_seconds": None}  # no clock: the idle limit applies
-    game = players_game(client, amira, badr, rated=True, rules=rules)
-    play_first_hands(client, game["id"], [amira["token"], badr["token"]])
-    sweep(app, later(95))  # seat 0, to move, let its idle limit pass
-    final = client.get(f"/games/{game['id']}").get_json()
-    assert final["status"] == "finished" and final["winner"] == 1 and final["resigned"] == 0
-    assert rating(client, badr)["rating"]["value"] > 25.0 > rating(client, amira)["rating"]["value"]
-    assert rating(client, amira)["stats"] == {"played": 1, "won": 0, "lost": 1, "drawn": 0}
