@@ -92,7 +92,7 @@ def play(rules: Rules, players: int, seed: bytes, choices: int, snapshots: bool)
 
 
 matches = st.tuples(rules_strategy, st.binary(min_size=32, max_size=32), st.integers(0, 2**32))
-# In CI, 2 player counts x (3 cheap tests x 200 + 3 heavier ones x 100 + 60 + 30) = about 2,000
+# In CI, 2 player counts x (3 cheap tests x 200 + 4 heavier ones x 100 + 60 + 30) = about 2,200
 # random matches (some 12,000 rounds) per run; the fast loop plays a fifth of them.
 PROPERTY = settings(max_examples=examples(200), deadline=None)
 HEAVY_PROPERTY = settings(max_examples=examples(100), deadline=None)
@@ -302,7 +302,7 @@ def test_a_seats_view_never_holds_a_card_that_seat_cannot_know(
                     seen.update(event.captured)
 
 
-@PROPERTY
+@HEAVY_PROPERTY
 @PLAYERS
 @given(case=matches)
 def test_the_legal_moves_a_seat_is_shown_are_what_each_card_then_does(
