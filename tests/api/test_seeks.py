@@ -165,6 +165,7 @@ def test_a_cancelled_seek_is_not_matched_and_frees_its_player(client):
     seek(client, amira, rules=own_rules())  # a new seek is allowed now
 
 
+@pytest.mark.both_databases
 def test_a_seek_nobody_matches_expires_after_ten_minutes(app, client):
     amira, badr = new_player(client), new_player(client)
     mine = seek(client, amira, rules=own_rules())
