@@ -1,6 +1,6 @@
 """Matchmaking through HTTP (API.md item 21): seeks paired into games, with bots after a while,
 one waiting seek per player, cancelling, expiry, the long poll, and every seek matched once
-however many requests race (the long poll and the race on both databases).
+however many requests race (the long poll, the race and expiry on both databases).
 
 The test run's database keeps the seeks of earlier tests: each test seeks with rules of its own
 (a target score nobody else uses), so only its own seeks are of one kind."""

@@ -158,6 +158,7 @@ ALONE_AMONG_EXPERTS = {
 }
 
 
+@pytest.mark.both_databases
 @pytest.mark.parametrize("who", ["a spectator's GET", "the sweeper"])
 def test_a_human_who_walks_away_from_bots_forfeits_and_nothing_plays_the_match_out(
     app, client, who
