@@ -96,15 +96,6 @@ def test_no_dealt_deck_is_in_the_log_while_the_game_is_on_for_anyone(client):
         assert set(card_strings(log)) == set()  # nothing has been played yet
 
 
-def test_the_whole_log_opens_once_the_game_is_over(client):
-    game = finished_bot_game(client)
-    dealt = [e for e in events(client, game["id"]) if e["type"] == "RoundDealt"]
-    assert [e["data"]["round"] for e in dealt] == list(range(1, len(game["state"]["rounds"]) + 1))
-    for event in dealt:
-        assert sorted(event["data"]["deck"]) == sorted(set(event["data"]["deck"]))
-        assert len(event["data"]["deck"]) == 52
-
-
 def test_the_redacted_log_is_the_whole_log_without_the_decks(client):
     game, token = human_vs_bot(client, rules={"target_score": 1})
     redacted = events(client, game["id"])

@@ -41,7 +41,9 @@ def test_the_log_comes_in_pages(uow, finished):
 def test_the_log_shows_everything_once_the_game_is_over(uow, finished):
     entries = audit.events(uow, finished, None)["events"]
     dealt = [e for e in entries if e["type"] == "RoundDealt"]
-    assert all(len(e["data"]["deck"]) == 52 for e in dealt)
+    rounds = len(audit.view(uow, finished, None)["rounds"])
+    assert [e["data"]["round"] for e in dealt] == list(range(1, rounds + 1))
+    assert all(len(set(e["data"]["deck"])) == len(e["data"]["deck"]) == 52 for e in dealt)
 
 
 def test_replay_opens_once_the_game_is_over(uow):
