@@ -1,8 +1,9 @@
 """Shared fixtures: the real databases (SQLite and PostgreSQL), the app, and helpers.
 
 Every test that takes ``client`` or ``database_url`` runs once on SQLite and once on a
-fresh PostgreSQL database created for this run and dropped after it. Without a
-PostgreSQL server those runs are skipped loudly, except in CI (CI=true), where they fail.
+fresh PostgreSQL database created for this run and dropped after it, but for the API's
+tests: those run on SQLite alone unless marked ``both_databases`` (tests/api/conftest.py).
+Without a PostgreSQL server those runs are skipped loudly, except in CI (CI=true), where they fail.
 
 Two loops run the suite (Makefile): `make test`, the fast one, leaves out what is marked `slow`
 or `browser`; `make check` runs everything but `soak`. Whole folders are marked below, so a new

@@ -1,6 +1,6 @@
-"""GET /games/{id}/analysis through HTTP, on both databases: refused while the game is on,
-202 while computed, then 200 with every human card judged, the same on every request and on
-every instance, and the same values wherever a seat knew the same."""
+"""GET /games/{id}/analysis through HTTP: refused while the game is on, 202 while computed,
+then 200 with every human card judged, the same on every request and on every instance (two
+instances on both databases), and the same values wherever a seat knew the same."""
 
 from __future__ import annotations
 
@@ -140,6 +140,7 @@ def second_app(app: Any, database_url: str) -> Iterator[Any]:
     other.extensions["basra_db"].dispose()
 
 
+@pytest.mark.both_databases
 def test_two_instances_compute_an_analysis_once_and_answer_alike(
     client: Any, second_app: Any
 ) -> None:

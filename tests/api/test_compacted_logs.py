@@ -17,6 +17,8 @@ from app.services.retention import compact_logs
 from .helpers import bearer, human_vs_bot, play_to_end
 from .sse import records
 
+pytestmark = pytest.mark.both_databases
+
 SWEEPS = 500  # batches at most: the test run's database holds every other test's games too
 
 

@@ -263,6 +263,7 @@ def test_an_if_match_of_the_current_version_lets_the_move_through(client):
 
 
 # ---------------------------------------------------------------- Idempotency-Key
+@pytest.mark.both_databases
 def test_a_retry_with_the_same_key_returns_the_first_response_and_applies_nothing(client):
     game, tokens = stacked_pair(client)
     key = {"Idempotency-Key": "move-1"}

@@ -110,6 +110,7 @@ def shape_fits(example: Any, live: Any, where: str = "") -> list[str]:
     return []
 
 
+@pytest.mark.both_databases
 def test_examples_are_in_step_with_what_the_server_answers(client: Any) -> None:
     live = record(client)
     assert set(live) == set(COMMITTED), "run `basra examples` and `basra openapi`"
@@ -130,6 +131,7 @@ def test_examples_are_in_step_with_what_the_server_answers(client: Any) -> None:
     )
 
 
+@pytest.mark.both_databases
 def test_live_answers_are_valid_against_their_schemas(client: Any) -> None:
     live = record(client)
     for path, method, _op in operations():

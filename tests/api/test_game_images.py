@@ -22,6 +22,8 @@ from .helpers import bearer, human_vs_bot
 from .players_support import new_player
 from .support import assert_problem, moves, play, play_ok, view
 
+pytestmark = pytest.mark.both_databases
+
 
 @pytest.fixture(scope="module")
 def other(database_url: str) -> Iterator[Any]:

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from app.services.retention import expire_idempotency
 
 from .helpers import bearer, human_vs_bot
 from .support import assert_problem
+
+pytestmark = pytest.mark.both_databases
 
 
 def test_a_retry_within_the_day_gets_the_first_answer_and_after_it_is_a_new_request(app, client):

@@ -46,13 +46,6 @@ def test_joining_without_the_invite_or_with_a_wrong_one_is_forbidden(client):
     assert view(client, game["id"])["status"] == "waiting"
 
 
-def test_joining_with_the_right_invite_takes_the_seat(client):
-    game = create(client, OPEN)
-    response = join(client, game["id"], invite=game["invite"])
-    assert response.status_code == 201, response.get_json()
-    assert response.get_json()["state"]["status"] == "active"
-
-
 def test_a_public_game_is_joined_without_an_invite_and_listed_as_waiting(client):
     public = create(client, OPEN, public=True)
     private = create(client, OPEN)

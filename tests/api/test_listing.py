@@ -38,6 +38,7 @@ def created(summary):
     return datetime.fromisoformat(summary["created_at"].replace("Z", "+00:00"))
 
 
+@pytest.mark.both_databases
 def test_the_newest_games_come_first(client):
     ids = [human_vs_bot(client)[0]["id"] for _ in range(3)]
     body = page(client, limit=3)
@@ -56,6 +57,7 @@ def test_a_summary_names_the_game_its_seats_scores_and_winner(client):
     created(summary)  # an ISO 8601 time
 
 
+@pytest.mark.both_databases
 @pytest.mark.parametrize("status", ["waiting", "active", "finished"])
 def test_the_status_filter_lists_only_games_in_that_status(client, status):
     games = {
@@ -70,6 +72,7 @@ def test_the_status_filter_lists_only_games_in_that_status(client, status):
     assert not others & {g["id"] for g in listed}
 
 
+@pytest.mark.both_databases
 def test_the_limit_caps_the_page(client):
     for _ in range(3):
         create(client, BOTS_ONLY)
@@ -82,6 +85,7 @@ def test_a_bad_limit_or_status_is_refused(client, query):
     assert_problem(client.get(f"/games?{query}"), 422, "invalid_request")
 
 
+@pytest.mark.both_databases
 def test_paging_with_the_cursor_lists_every_game_once_newest_first(client):
     for _ in range(5):
         create(client, BOTS_ONLY)
@@ -94,6 +98,7 @@ def test_paging_with_the_cursor_lists_every_game_once_newest_first(client):
     assert ids[: len(first)] == [g["id"] for g in first]
 
 
+@pytest.mark.both_databases
 def test_paging_a_status_filter_stays_inside_that_status(client):
     for _ in range(4):
         finished_bot_game(client)
@@ -103,6 +108,7 @@ def test_paging_a_status_filter_stays_inside_that_status(client):
     assert len(ids) == len(set(ids)) >= 4
 
 
+@pytest.mark.both_databases
 def test_a_game_created_while_paging_does_not_shift_the_next_page(client):
     ids = [create(client, BOTS_ONLY)["id"] for _ in range(4)]
     first = page(client, limit=2)
@@ -140,6 +146,7 @@ HOSTILE = {
 }
 
 
+@pytest.mark.both_databases
 @pytest.mark.parametrize("cursor", list(HOSTILE.values()), ids=list(HOSTILE))
 def test_a_hostile_cursor_is_a_422_on_every_list_never_a_500(client, cursor):
     player = client.post("/players", json={"name": "Amira"}).get_json()

@@ -1,10 +1,12 @@
-"""Online play (API.md item 23) through HTTP on both databases: the rematch, the default turn
-clock of rated and matched games, and what a player's list of games says of each."""
+"""Online play (API.md item 23) through HTTP: the rematch (asked at once on two instances, on
+both databases), its refusals, and what a player's list of games says of each."""
 
 from __future__ import annotations
 
 from functools import partial
 from typing import Any
+
+import pytest
 
 from .helpers import bearer
 from .players_support import new_player, players_game, race
@@ -59,6 +61,7 @@ def test_each_seat_asks_for_the_rematch_and_both_get_the_same_new_game(client):
     stop_clock(client, made["id"], amira)
 
 
+@pytest.mark.both_databases
 def test_seats_asking_on_two_instances_at_once_get_one_rematch(client, second_instance):
     for _ in range(3):
         game, amira, badr = resigned_game(client)
@@ -87,19 +90,6 @@ def test_a_rematch_is_refused_before_the_end_and_to_whoever_holds_no_seat(client
     assert_problem(client.post("/games/0123456789abcdef/rematch", headers=bearer(amira["token"])),
                    404, "not_found")  # fmt: skip
     assert client.get(f"/games/{game['id']}").get_json()["version"] == version
-
-
-def test_a_held_seat_is_joined_by_its_players_bearer_alone(client):
-    game, amira, badr = resigned_game(client)
-    chadi = new_player(client, "Chadi")
-    made = client.post(f"/games/{game['id']}/rematch", headers=bearer(amira["token"])).get_json()
-    join = f"/games/{made['id']}/join"
-    assert_problem(client.post(join, json={}, headers=bearer(chadi["token"])), 403, "forbidden")
-    assert_problem(client.post(join, json={"name": "Zaki"}), 403, "forbidden")
-    joined = client.post(join, json={}, headers=bearer(badr["token"]))
-    assert joined.status_code == 201, joined.get_json()
-    assert joined.get_json()["seat"] == 1 and joined.get_json()["state"]["status"] == "active"
-    stop_clock(client, made["id"], badr)
 
 
 def test_a_rated_game_has_the_default_clock_and_a_seek_shows_it(client):

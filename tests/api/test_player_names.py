@@ -1,5 +1,5 @@
 """A player renames itself (PATCH /players/me): later seats take the new name, seats it holds
-keep theirs, and a refused rename changes nothing. Through HTTP on both databases."""
+keep theirs, and a refused rename changes nothing. Through HTTP."""
 
 from __future__ import annotations
 

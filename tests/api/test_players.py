@@ -1,9 +1,11 @@
 """Players (API.md items 17 and 18): a player's own bearer, its profile, and the seats it
-holds, through HTTP on both databases."""
+holds, through HTTP (what the database keeps of them on both databases)."""
 
 from __future__ import annotations
 
 from typing import Any
+
+import pytest
 
 from .helpers import bearer, create
 from .players_support import new_player, play_out, players_game
@@ -105,6 +107,7 @@ def test_me_needs_a_players_bearer_and_a_join_without_one_needs_a_name(client: A
     assert nameless.status_code == 422 and "name" in nameless.get_json()["errors"]
 
 
+@pytest.mark.both_databases
 def test_a_seats_player_changed_in_the_database_fails_the_audit(app: Any, client: Any):
     from sqlalchemy import text
 
@@ -117,6 +120,7 @@ def test_a_seats_player_changed_in_the_database_fails_the_audit(app: Any, client
     assert not checks["players"]["ok"] and checks["hash_chain"]["ok"]
 
 
+@pytest.mark.both_databases
 def test_guests_that_never_played_are_forgotten_after_thirty_days_and_the_others_kept(
     app: Any, client: Any
 ):

@@ -9,8 +9,12 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import pytest
+
 from .helpers import bearer, create
 from .support import humans, moves, view
+
+pytestmark = pytest.mark.both_databases
 
 RACERS = 8
 

@@ -1,9 +1,12 @@
 """Rated games (API.md items 19 and 20): who may sit at one, what its end does to the
-ratings, exactly once, and the players' histories and the leaderboard, on both databases."""
+ratings, exactly once (racing requests, on both databases), and the players' histories and
+the leaderboard (read by SQL, on both databases)."""
 
 from __future__ import annotations
 
 from typing import Any
+
+import pytest
 
 from .helpers import bearer, stacked_deck
 from .players_support import new_player, play_first_hands, play_out, players_game, race
@@ -106,6 +109,7 @@ def test_a_resigned_rated_game_rates_its_player_never_its_bot_and_unrated_ones_n
     assert rating(client, amira)["stats"]["lost"] == 2
 
 
+@pytest.mark.both_databases
 def test_racing_resignations_on_two_instances_change_the_ratings_once(
     client: Any, second_instance: Any
 ):
@@ -125,6 +129,7 @@ def test_racing_resignations_on_two_instances_change_the_ratings_once(
     }
 
 
+@pytest.mark.both_databases
 def test_racing_final_cards_on_two_instances_change_the_ratings_once(
     client: Any, second_instance: Any
 ):
@@ -160,6 +165,7 @@ def test_racing_final_cards_on_two_instances_change_the_ratings_once(
     ]
 
 
+@pytest.mark.both_databases
 def test_a_players_games_are_paged_newest_first(client: Any):
     amira = new_player(client, "Amira")
     made = [played_vs_bot(client, amira)] + [rated_vs_bot(client, amira) for _ in range(2)]
@@ -179,6 +185,7 @@ def test_a_players_games_are_paged_newest_first(client: Any):
         resign(client, game_id, amira)
 
 
+@pytest.mark.both_databases
 def test_the_leaderboard_leaves_provisional_players_out(client: Any):
     steady, newcomer = new_player(client, "Steady"), new_player(client, "Newcomer")
     for _ in range(5):
@@ -192,40 +199,3 @@ def test_the_leaderboard_leaves_provisional_players_out(client: Any):
     assert values == sorted(values, reverse=True)
     assert not any(entry["bot"] for entry in board)
     assert [entry["rank"] for entry in board] == list(range(1, len(board) + 1))
-
-
-def test_a_partners_resignation_costs_its_partner_nothing(client: Any):
-    amira, badr = new_player(client, "Amira"), new_player(client, "Badr")
-    body = {"players": [{"player": "me"}, {"bot": "greedy"}, {"open": True}, {"bot": "random"}],
-            "rated": True}  # fmt: skip
-    game = client.post("/games", json=body, headers=bearer(amira["token"])).get_json()
-    joined = client.post(f"/games/{game['id']}/join", json={"invite": game["invite"]},
-                         headers=bearer(badr["token"]))  # fmt: skip
-    assert joined.get_json()["seat"] == 2
-    play_first_hands(client, game["id"], [amira["token"], None, badr["token"], None])
-    state = resign(client, game["id"], badr)  # side 0, Amira's and Badr's, loses
-    changes = {change["seat"]: change for change in state["ratings"]}
-    assert [changes[seat]["player"] for seat in range(4)] == [
-        amira["id"],
-        "bot-greedy",
-        badr["id"],
-        "bot-random",
-    ]
-    assert changes[2]["after"]["value"] < 25.0 == changes[0]["after"]["value"]
-    for seat in (1, 3):  # bots: fixed
-        assert changes[seat]["after"] == changes[seat]["before"]
-    assert rating(client, amira)["rating"]["value"] == 25.0
-
-
-def test_a_rated_game_forfeited_by_an_idle_seat_changes_the_ratings(app: Any, client: Any):
-    from .clock_support import later, sweep
-
-    amira, badr = new_player(client, "Amira"), new_player(client, "Badr")
-    rules = {"idle_seconds": 60, "turn_seconds": None}  # no clock: the idle limit applies
-    game = players_game(client, amira, badr, rated=True, rules=rules)
-    play_first_hands(client, game["id"], [amira["token"], badr["token"]])
-    sweep(app, later(95))  # seat 0, to move, let its idle limit pass
-    final = client.get(f"/games/{game['id']}").get_json()
-    assert final["status"] == "finished" and final["winner"] == 1 and final["resigned"] == 0
-    assert rating(client, badr)["rating"]["value"] > 25.0 > rating(client, amira)["rating"]["value"]
-    assert rating(client, amira)["stats"] == {"played": 1, "won": 0, "lost": 1, "drawn": 0}

@@ -1,4 +1,5 @@
-"""GET /replay, /verify and /fairness: the audit of a game, through the API alone."""
+"""GET /replay, /verify and /fairness: the audit of a game, through the API alone (what each
+replayed step holds, round after round: tests/services/test_audit.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from app.engine.fairness import shuffled_deck
 
 from .helpers import create, human_vs_bot, play_to_end, stacked_deck
 from .support import (
-    BOTS_ONLY,
     VIEW_FIELDS,
     assert_problem,
     events,
@@ -58,53 +58,11 @@ def test_step_zero_is_right_after_the_first_deal(client):
     assert state["last_move"] is None and state["rounds"] == []
 
 
-def test_cards_buried_from_the_first_floor_lie_at_the_bottom_of_the_stock(client):
-    hands = [["9S", "2C", "3D", "4H"], ["KC", "KD", "QC", "QD"]]
-    game = finished_bot_game(client, deck=stacked_deck(hands, ["JH", "5S", "7D", "3C"]))
-    state = replay(client, game["id"], 0)
-    assert state["floor"] == ["AS", "5S", "2S", "3C"]
-    assert state["stock"][-2:] == ["JH", "7D"] and len(state["stock"]) == 40
-
-
-def test_every_step_holds_the_52_cards_each_once(client):
-    game = finished_bot_game(client, BOTS_ONLY * 2)  # four seats: more hands to account for
-    total = len(moves(client, game["id"]))
-    for step in range(total):
-        state = replay(client, game["id"], step)
-        cards = all_cards(state)
-        assert len(cards) == 52 and len(set(cards)) == 52, step
-        assert len(state["hands"]) == 4 and len(state["piles"]) == 2
-        assert [len(h) for h in state["hands"]] == [s["hand_size"] for s in state["seats"]]
-        assert [len(p) for p in state["piles"]] == [s["captured"] for s in state["sides"]]
-
-
 def test_the_replayed_last_move_is_the_listed_move(client):
     game = finished_bot_game(client)
     listed = moves(client, game["id"])
     for step in (1, 2, 7, 20):
         assert replay(client, game["id"], step)["last_move"] == listed[step - 1]
-
-
-def test_after_a_rounds_last_move_the_state_is_the_next_rounds_fresh_deal(client):
-    game = finished_bot_game(client)
-    listed = moves(client, game["id"])
-    rounds = game["state"]["rounds"]
-    assert len(rounds) >= 2, "a match to 101 takes more than one round"
-    decks = whole_decks(client, game["id"])
-    for number in range(1, len(rounds)):
-        last = max(m["n"] for m in listed if m["round"] == number)
-        state = replay(client, game["id"], last)
-        assert state["round"] == number + 1 and state["status"] == "active"
-        # RULES.md 1.3: the dealer moves on one seat a round; the seat after it leads
-        assert state["dealer"] == (number + 1) % 2 and state["turn"] == number % 2
-        assert len(state["floor"]) == 4 and state["stock"] != [] and len(state["stock"]) == 40
-        assert [len(h) for h in state["hands"]] == [4, 4]
-        assert state["piles"] == [[], []] and state["last_move"] is None
-        assert state["rounds"] == rounds[:number]
-        assert [s["score"] for s in state["sides"]] == [
-            sum(r["points"][side] for r in rounds[:number]) for side in (0, 1)
-        ]
-        assert state["hands"][state["turn"]] == decks[number + 1][:4]
 
 
 def test_the_last_step_is_the_end_of_the_match(client):

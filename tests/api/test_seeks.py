@@ -1,6 +1,6 @@
-"""Matchmaking through HTTP (API.md item 21), on both databases: seeks paired into games, with
-bots after a while, one waiting seek per player, cancelling, expiry, the long poll, and every
-seek matched once however many requests race.
+"""Matchmaking through HTTP (API.md item 21): seeks paired into games, with bots after a while,
+one waiting seek per player, cancelling, expiry, the long poll, and every seek matched once
+however many requests race (the long poll, the race and expiry on both databases).
 
 The test run's database keeps the seeks of earlier tests: each test seeks with rules of its own
 (a target score nobody else uses), so only its own seeks are of one kind."""
@@ -165,6 +165,7 @@ def test_a_cancelled_seek_is_not_matched_and_frees_its_player(client):
     seek(client, amira, rules=own_rules())  # a new seek is allowed now
 
 
+@pytest.mark.both_databases
 def test_a_seek_nobody_matches_expires_after_ten_minutes(app, client):
     amira, badr = new_player(client), new_player(client)
     mine = seek(client, amira, rules=own_rules())
@@ -209,6 +210,7 @@ def test_a_wait_beyond_30_seconds_is_refused(client):
     assert_problem(response, 422, "invalid_request")
 
 
+@pytest.mark.both_databases
 def test_a_long_poll_answers_as_soon_as_the_seek_is_matched(app, client):
     rules = own_rules()
     amira, badr = new_player(client), new_player(client)
@@ -238,6 +240,7 @@ def test_a_long_poll_of_a_seek_that_stays_waiting_answers_after_its_wait(client)
     assert 0.9 <= time.monotonic() - began < 5
 
 
+@pytest.mark.both_databases
 def test_racing_seeks_are_each_matched_exactly_once(app, client):
     rules = own_rules()
     players = [new_player(client, f"P{n}") for n in range(16)]

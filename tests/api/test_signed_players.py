@@ -1,5 +1,5 @@
 """Players signed in by an integrator (API.md item 17): JWT bearers checked against the
-PLAYER_JWT_* settings, each failure a 401 with its own detail, on both databases."""
+PLAYER_JWT_* settings, each failure a 401 with its own detail."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""GET /games/{id}/stream (API.md item 12), through the test client, on SQLite and PostgreSQL."""
+"""GET /games/{id}/stream (API.md item 12), through the test client; a stream that follows a
+game in play, whose news comes from each database its own way, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -193,6 +194,7 @@ def test_every_record_the_stream_sends_is_a_stream_event_of_openapi_yaml(client)
         assert set(documented) == fields | SENT_ELSEWHERE.get(name, set()), ref
 
 
+@pytest.mark.both_databases
 def test_a_move_reaches_an_open_stream_while_the_game_is_on(live):
     game, token = human_vs_bot(live)
     reader = LiveReader(live, f"/games/{game['id']}/stream")
@@ -213,6 +215,7 @@ def test_a_move_reaches_an_open_stream_while_the_game_is_on(live):
         reader.close()
 
 
+@pytest.mark.both_databases
 def test_a_seat_joining_and_the_first_deal_reach_an_open_stream(live):
     game = create(live, [{"name": "Amira"}, {"open": True}])
     reader = LiveReader(live, f"/games/{game['id']}/stream")
@@ -241,6 +244,7 @@ def test_an_idle_stream_sends_keep_alive_comments(live):
         reader.close()
 
 
+@pytest.mark.both_databases
 def test_a_stream_ends_after_the_over_record_of_a_game_it_watched(live):
     game, token = human_vs_bot(live, rules={"target_score": 1})
     reader = LiveReader(live, f"/games/{game['id']}/stream")
@@ -258,6 +262,7 @@ def test_a_stream_ends_after_the_over_record_of_a_game_it_watched(live):
         reader.close()
 
 
+@pytest.mark.both_databases
 def test_streams_of_two_games_each_get_only_their_own_records(live):
     first, first_token = human_vs_bot(live)
     second, _ = human_vs_bot(live)
@@ -275,6 +280,7 @@ def test_streams_of_two_games_each_get_only_their_own_records(live):
             reader.close()
 
 
+@pytest.mark.both_databases
 @pytest.mark.parametrize("how", ["query", "header"])
 def test_a_cursor_past_the_games_version_waits_at_the_games_version(live, monkeypatch, how):
     """The cursor is the game's, from the database: a stream that claims a version the game

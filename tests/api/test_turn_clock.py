@@ -1,6 +1,7 @@
 """The turn clock (API.md item 13): a seat whose time runs out is played for, by the sweeper
 with no request at all or by the next request that loads the game; after max_timeouts in a
-row the greedy bot takes the seat, so an abandoned match still ends and shows its seed."""
+row the greedy bot takes the seat, so an abandoned match still ends and shows its seed. Here
+through HTTP and the app's sweeper; each case of its logic: tests/services/test_deadlines.py."""
 
 from __future__ import annotations
 
@@ -99,6 +100,7 @@ def test_a_bots_turn_and_a_finished_game_have_no_deadline(client):
     assert view(client, resigned["id"])["deadline"] is None
 
 
+@pytest.mark.both_databases
 def test_when_the_time_runs_out_the_sweeper_plays_the_card_that_takes_least(app, client):
     game_id, tokens = clocked(client)
     first = view(client, game_id)
@@ -117,86 +119,7 @@ def test_when_the_time_runs_out_the_sweeper_plays_the_card_that_takes_least(app,
     verified(client, game_id)
 
 
-def test_a_turn_not_yet_expired_is_left_alone(app, client):
-    game_id, _ = clocked(client)
-    before = view(client, game_id)
-    sweep(app, later(25))
-    assert view(client, game_id)["version"] == before["version"]
-    assert moves(client, game_id) == []
-
-
-def test_an_expired_turn_is_played_once_however_often_it_is_swept(app, client):
-    game_id, _ = clocked(client)
-    at = later(31)
-    sweep(app, at)
-    sweep(app, at)
-    assert kinds(client, game_id).count("TurnTimedOut") == 1
-    assert len(moves(client, game_id)) == 1
-
-
-def test_loading_a_game_after_its_deadline_plays_the_expired_turn_first(app, client):
-    game_id, tokens = clocked(client)
-    with clock_at(app, later(31)):
-        seen = view(client, game_id, tokens[1])
-    assert seen["turn"] == 1 and seen["you"] == 1
-    assert [m["card"] for m in moves(client, game_id)] == ["AC"]
-
-
-def test_a_card_sent_after_the_deadline_finds_the_turn_already_played(app, client):
-    game_id, tokens = clocked(client)
-    with clock_at(app, later(31)):
-        response = play(client, game_id, tokens[0], "4S")
-    assert_problem(response, 409, "not_your_turn")
-    assert [m["card"] for m in moves(client, game_id)] == ["AC"]
-    verified(client, game_id)
-
-
-def test_a_bot_replies_to_a_timed_out_move_and_the_human_gets_a_new_clock(app, client):
-    body = create(client, [{"name": "Amira"}, {"bot": "greedy"}], rules=CLOCK)
-    game_id = body["id"]
-    start = body["state"]
-    sweep(app, later(31))
-    played = moves(client, game_id)
-    assert [m["seat"] for m in played[:2]] == [0, 1]
-    now = view(client, game_id, body["seats"][0]["token"])
-    assert now["turn"] == 0 and now["deadline"] is not None
-    assert parse_deadline(now["deadline"]) > parse_deadline(start["deadline"])
-
-
-def test_after_max_timeouts_in_a_row_the_bot_takes_the_seat_and_the_match_ends(app, client):
-    game_id, tokens = clocked(client, max_timeouts=2, target_score=1)
-    at = datetime.now(UTC)
-    for _ in range(4):  # seat 0, seat 1, seat 0 (taken), seat 1 (taken, then bots play on)
-        at += timedelta(seconds=31)
-        sweep(app, at)
-    final = view(client, game_id, tokens[0])
-    assert final["status"] == "finished" and final["deadline"] is None
-    assert [seat["bot"] for seat in final["seats"]] == ["greedy", "greedy"]
-    logged = events(client, game_id)
-    taken = [e["data"] for e in logged if e["type"] == "SeatTakenByBot"]
-    assert taken == [{"seat": 0, "bot": "greedy"}, {"seat": 1, "bot": "greedy"}]
-    assert [e["data"]["in_a_row"] for e in logged if e["type"] == "TurnTimedOut"] == [1, 1, 2, 2]
-    assert client.get(f"/games/{game_id}/fairness").get_json()["server_seed"]
-    verified(client, game_id)
-    total = client.get(f"/games/{game_id}/replay?step=0").get_json()["moves"]
-    last = client.get(f"/games/{game_id}/replay?step={total}").get_json()["state"]
-    assert last["status"] == "finished" and last["winner"] == final["winner"]
-
-
-def test_a_card_of_its_own_ends_a_seats_run_of_timeouts(app, client):
-    game_id, tokens = clocked(client, max_timeouts=2)
-    at = datetime.now(UTC) + timedelta(seconds=31)
-    sweep(app, at)  # seat 0 times out once
-    with clock_at(app, at):
-        play_ok(client, game_id, tokens[1], "2D")
-        assert view(client, game_id, tokens[0])["turn"] == 0
-        play_ok(client, game_id, tokens[0], "4S")  # a card of its own
-        play_ok(client, game_id, tokens[1], "9C")
-    sweep(app, at + timedelta(seconds=31))  # seat 0 again: one in a row, no takeover
-    assert "SeatTakenByBot" not in kinds(client, game_id)
-    assert [s["bot"] for s in view(client, game_id)["seats"]] == [None, None]
-
-
+@pytest.mark.both_databases
 def test_two_instances_sweeping_one_expired_turn_at_once_play_it_once(client, database_url):
     """Two apps, each with its own engine and connections, as two server instances are."""
     game_id, _ = clocked(client)
@@ -235,6 +158,7 @@ ALONE_AMONG_EXPERTS = {
 }
 
 
+@pytest.mark.both_databases
 @pytest.mark.parametrize("who", ["a spectator's GET", "the sweeper"])
 def test_a_human_who_walks_away_from_bots_forfeits_and_nothing_plays_the_match_out(
     app, client, who

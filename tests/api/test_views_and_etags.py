@@ -54,14 +54,6 @@ def test_a_seat_sees_its_own_hand_and_on_its_turn_what_each_card_would_do(client
     assert set(card_strings(state)) <= set(state["floor"]) | set(state["hand"])
 
 
-def test_a_seat_gets_no_legal_moves_when_it_is_not_its_turn(client):
-    game, tokens = humans(client)
-    state = view(client, game["id"], tokens[1])
-    assert state["you"] == 1 and state["turn"] == 0
-    assert len(state["hand"]) == 4 and "legal_moves" not in state
-    assert set(state["hand"]).isdisjoint(view(client, game["id"], tokens[0])["hand"])
-
-
 def test_the_rounds_and_the_winner_are_shown_once_a_round_is_scored(client):
     state = view(client, finished_bot_game(client)["id"])
     assert state["status"] == "finished" and state["winner"] in (0, 1) and state["turn"] is None

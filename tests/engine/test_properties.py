@@ -92,7 +92,7 @@ def play(rules: Rules, players: int, seed: bytes, choices: int, snapshots: bool)
 
 
 matches = st.tuples(rules_strategy, st.binary(min_size=32, max_size=32), st.integers(0, 2**32))
-# In CI, 2 player counts x (3 cheap tests x 200 + 3 heavier ones x 100 + 60 + 30) = about 2,000
+# In CI, 2 player counts x (3 cheap tests x 200 + 4 heavier ones x 100 + 60 + 30) = about 2,200
 # random matches (some 12,000 rounds) per run; the fast loop plays a fifth of them.
 PROPERTY = settings(max_examples=examples(200), deadline=None)
 HEAVY_PROPERTY = settings(max_examples=examples(100), deadline=None)
@@ -300,3 +300,25 @@ def test_a_seats_view_never_holds_a_card_that_seat_cannot_know(
                 if isinstance(event, CardPlayed):
                     seen.add(event.card)
                     seen.update(event.captured)
+
+
+@HEAVY_PROPERTY
+@PLAYERS
+@given(case=matches)
+def test_the_legal_moves_a_seat_is_shown_are_what_each_card_then_does(
+    players: int, case: tuple[Rules, bytes, int]
+) -> None:
+    rules, seed, choices = case
+    game = Game(rules, players)
+    rng = random.Random(choices)
+    while game.needs_deal and game.state.round < 3:
+        game.deal(shuffled_deck(seed, "", game.state.round + 1))
+        while game.state.phase == PLAYING:
+            seat = game.state.turn
+            assert seat is not None
+            legal = observe(game.state, seat).legal_moves
+            assert sorted(str(c.card) for c in legal) == sorted(map(str, game.state.hands[seat]))
+            chosen = legal[rng.randrange(len(legal))]
+            played = next(e for e in game.play(seat, chosen.card) if isinstance(e, CardPlayed))
+            assert (played.card, played.captured, played.basra) == (
+                chosen.card, chosen.captured, chosen.basra)  # fmt: skip

@@ -309,3 +309,17 @@ def test_captures_of_both_seats_of_a_team_go_to_one_pile() -> None:
     assert game.state.last_capturer == 2
     assert game.state.turn == 3
     assert game.state.basras == [0, 0]
+
+
+def test_basras_of_both_seats_of_a_team_are_one_tally() -> None:
+    state = position(
+        hands=["9S 4D", "2C KD", "2H KH", "KC QH"], floor="AH 5S 9D 3C", stock="AS 2S 4S 6S",
+        pile_sizes=(18, 18),
+    )  # fmt: skip
+    game = Game(state.rules, 4)
+    game.state = state
+    for seat, card in enumerate(("9S", "2C", "2H")):  # 2C is trailed on the emptied floor
+        game.play(seat, Card.parse(card))
+    assert game.state.basras == [2, 0]
+    assert game.state.last_capturer == 2 and game.state.floor == []
+    assert codes(game.state.piles[0][-2:]) == ["2C", "2H"]

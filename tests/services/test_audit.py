@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.services import audit
+from app.services import audit, bots, games
+from app.services.creation import Player
 from app.services.errors import GameNotFinished, InvalidRequest, NotFound
 
 from .support import finished_bot_game, play, two_humans
@@ -40,7 +41,9 @@ def test_the_log_comes_in_pages(uow, finished):
 def test_the_log_shows_everything_once_the_game_is_over(uow, finished):
     entries = audit.events(uow, finished, None)["events"]
     dealt = [e for e in entries if e["type"] == "RoundDealt"]
-    assert all(len(e["data"]["deck"]) == 52 for e in dealt)
+    rounds = len(audit.view(uow, finished, None)["rounds"])
+    assert [e["data"]["round"] for e in dealt] == list(range(1, rounds + 1))
+    assert all(len(set(e["data"]["deck"])) == len(e["data"]["deck"]) == 52 for e in dealt)
 
 
 def test_replay_opens_once_the_game_is_over(uow):
@@ -60,6 +63,44 @@ def test_replay_step_0_is_the_first_deal_and_the_last_step_the_end(uow, finished
     assert last.state["version"] == audit.view(uow, finished, None)["version"]
     with pytest.raises(InvalidRequest):
         audit.replay_step(uow, finished, first.moves + 1)
+
+
+def four_bots_finished(uow):
+    game_id = games.create_game(uow, [Player(bot="random"), Player(bot="greedy")] * 2).game_id
+    for _ in range(1000):
+        if not bots.play_bots(uow, game_id, seconds=5.0):
+            return game_id
+    raise AssertionError("the bots' match did not end")
+
+
+def test_every_replayed_step_holds_the_52_cards_each_once(uow):
+    game_id = four_bots_finished(uow)  # four seats: more hands to account for
+    for step in range(audit.replay_step(uow, game_id, 0).moves + 1):
+        state = audit.replay_step(uow, game_id, step).state
+        held = [*(c for hand in state["hands"] for c in hand), *state["stock"], *state["floor"],
+                *(c for pile in state["piles"] for c in pile)]  # fmt: skip
+        assert len(held) + len(state.get("discarded", [])) == 52, step
+        assert len(set(held)) == len(held), step
+        assert [len(h) for h in state["hands"]] == [s["hand_size"] for s in state["seats"]]
+        assert [len(p) for p in state["piles"]] == [s["captured"] for s in state["sides"]]
+
+
+def test_after_a_rounds_last_move_the_replay_is_the_next_rounds_fresh_deal(uow):
+    game_id = finished_bot_game(uow, target=101)
+    listed = audit.moves(uow, game_id)
+    rounds = audit.view(uow, game_id, None)["rounds"]
+    assert len(rounds) >= 2, "a match to 101 takes more than one round"
+    for number in range(1, len(rounds)):
+        last = max(m["n"] for m in listed if m["round"] == number)
+        state = audit.replay_step(uow, game_id, last).state
+        assert state["round"] == number + 1 and state["status"] == "active"
+        assert len(state["floor"]) == 4 and len(state["stock"]) == 40
+        assert state["piles"] == [[], []] and state["last_move"] is None
+        assert state["rounds"] == rounds[:number]
+        assert [s["score"] for s in state["sides"]] == [
+            sum(r["points"][side] for r in rounds[:number]) for side in (0, 1)
+        ]
+        assert audit.replay_step(uow, game_id, last - 1).state["last_move"] == listed[last - 2]
 
 
 def test_verify_passes_for_an_untouched_game_and_names_a_changed_event(uow, finished):

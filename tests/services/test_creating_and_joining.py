@@ -11,7 +11,7 @@ from app.services import audit, bots, games
 from app.services.creation import Player
 from app.services.errors import Backlogged, GameFull, InvalidRequest, NotFound
 
-from .support import stacked_deck, two_humans
+from .support import finished_bot_game, stacked_deck, two_humans
 
 
 def test_a_game_of_two_humans_deals_at_once_and_shows_the_creator_its_hand(uow):
@@ -100,6 +100,30 @@ def test_joining_a_full_game_is_refused(uow):
     game_id, _ = two_humans(uow)
     with pytest.raises(GameFull):
         games.join_game(uow, game_id, "Zaki")
+
+
+def test_joining_a_finished_game_is_refused_as_full(uow):
+    with pytest.raises(GameFull):
+        games.join_game(uow, finished_bot_game(uow), "Zaki")
+
+
+def test_a_bot_that_leads_plays_inside_the_join_that_starts_the_game(uow):
+    open_seats = [Player(bot="greedy"), Player(open=True), Player(open=True), Player(open=True)]
+    created = games.create_game(uow, open_seats)
+    for name in ("Badr", "Camelia"):
+        games.join_game(uow, created.game_id, name, invite=created.invite)
+    last = games.join_game(uow, created.game_id, "Dalia", invite=created.invite)
+    assert [move["seat"] for move in last.moves] == [0]  # seat 3 deals round 1, seat 0 leads
+    assert last.state["turn"] == 1
+    assert audit.moves(uow, created.game_id) == last.moves
+
+
+def test_the_client_seed_is_the_seats_seeds_joined_by_a_bar(uow):
+    seats = [Player(name="Amira", seed="alpha"), Player(open=True), Player(bot="random"),
+             Player(name="Dalia")]  # fmt: skip
+    created = games.create_game(uow, seats)
+    games.join_game(uow, created.game_id, "Badr", seed="beta", invite=created.invite)
+    assert audit.fairness(uow, created.game_id)["client_seed"] == "alpha|beta||"
 
 
 def test_joining_an_unknown_game_is_not_found(uow):

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from app.engine import GameNotActive
+from app.engine import GameNotActive, NotYourTurn
 from app.persistence.memory import MemoryUnitOfWork
 from app.services import audit, games, playing
 from app.services.creation import Player
@@ -87,6 +87,57 @@ def test_max_timeouts_hand_every_seat_to_the_bot_and_the_match_ends(uow):
     assert audit.verify(uow, game_id)["ok"]
 
 
+def play_at(uow: MemoryUnitOfWork, game_id: str, token: str, card: str, at: datetime) -> None:
+    playing.play_card(uow, playing.PlayCard(game_id, token, card), now=at)
+
+
+def test_a_card_sent_after_the_deadline_finds_the_turn_already_played(uow):
+    game_id, tokens = clocked(uow)
+    with pytest.raises(NotYourTurn):
+        play_at(uow, game_id, tokens[0], "9S", T0 + timedelta(seconds=31))
+    assert [move["card"] for move in audit.moves(uow, game_id)] == ["2C"]
+    assert audit.verify(uow, game_id)["ok"]
+
+
+def test_a_bot_replies_to_a_timed_out_move_and_the_human_gets_a_new_clock(uow):
+    created = games.create_game(uow, [Player(name="Amira"), Player(bot="greedy")],
+                                rules={"turn_seconds": 30}, now=T0)  # fmt: skip
+    at = T0 + timedelta(seconds=31)
+    assert sweep(uow, at) == 1
+    assert [move["seat"] for move in audit.moves(uow, created.game_id)][:2] == [0, 1]
+    now = audit.view(uow, created.game_id, created.seats[0]["token"], now=at)
+    assert now["turn"] == 0 and now["deadline"] == "2026-11-30T12:01:01.000000Z"
+
+
+def test_max_timeouts_in_a_row_hand_a_seat_to_the_bot_each_logged(uow):
+    game_id, _ = clocked(uow, max_timeouts=2, target_score=1)
+    at = T0
+    for _ in range(4):  # seat 0, seat 1, seat 0 (taken), seat 1 (taken, then bots play on)
+        at += timedelta(seconds=31)
+        sweep(uow, at)
+    logged = audit.events(uow, game_id, None)["events"]
+    taken = [e["data"] for e in logged if e["type"] == "SeatTakenByBot"]
+    assert taken == [{"seat": 0, "bot": "greedy"}, {"seat": 1, "bot": "greedy"}]
+    assert [e["data"]["in_a_row"] for e in logged if e["type"] == "TurnTimedOut"] == [1, 1, 2, 2]
+    final = audit.view(uow, game_id, None)
+    assert final["status"] == "finished" and [s["bot"] for s in final["seats"]] == ["greedy"] * 2
+    end = audit.replay_step(uow, game_id, audit.replay_step(uow, game_id, 0).moves).state
+    assert end["status"] == "finished" and end["winner"] == final["winner"]
+
+
+def test_a_card_of_its_own_ends_a_seats_run_of_timeouts(uow):
+    game_id, tokens = clocked(uow, max_timeouts=2)
+    at = T0 + timedelta(seconds=31)
+    sweep(uow, at)  # seat 0 times out once (2C)
+    play_at(uow, game_id, tokens[1], "KC", at)
+    play_at(uow, game_id, tokens[0], "9S", at)  # a card of its own
+    play_at(uow, game_id, tokens[1], "KD", at)
+    sweep(uow, at + timedelta(seconds=31))  # seat 0 again: one in a row, no takeover
+    assert "SeatTakenByBot" not in kinds(uow, game_id)
+    assert [e["data"]["in_a_row"] for e in audit.events(uow, game_id, None)["events"]
+            if e["type"] == "TurnTimedOut"] == [1, 1]  # fmt: skip
+
+
 def test_resigning_ends_the_match_and_reveals_the_seed(uow):
     game_id, tokens = clocked(uow)
     resigned = playing.resign_game(uow, game_id, tokens[1], now=T0)
@@ -96,6 +147,29 @@ def test_resigning_ends_the_match_and_reveals_the_seed(uow):
         playing.resign_game(uow, game_id, tokens[0], now=T0)
     assert sweep(uow, T0 + timedelta(days=2)) == 0  # a finished game has no deadline
     assert audit.verify(uow, game_id)["ok"]
+
+
+def test_a_resignation_is_logged_and_replays_to_the_other_sides_win(uow):
+    game_id, tokens = clocked(uow)
+    playing.resign_game(uow, game_id, tokens[1], now=T0)
+    assert kinds(uow, game_id)[-3:] == ["Resigned", "MatchEnded", "SeedRevealed"]
+    checks = audit.verify(uow, game_id)["checks"]
+    assert checks["commitment"]["ok"] and checks["decks"]["ok"]
+    replayed = audit.replay_step(uow, game_id, 0)
+    assert replayed.moves == 0 and replayed.state["winner"] == 0
+
+
+def test_in_a_four_player_game_the_resigners_whole_side_loses(uow):
+    four = [Player(name=name) for name in ("Amira", "Badr", "Camelia", "Dalia")]
+    created = games.create_game(uow, four, now=T0)
+    resigned = playing.resign_game(uow, created.game_id, created.seats[2]["token"], now=T0)
+    assert resigned.state["winner"] == 1 and resigned.state["resigned"] == 0
+
+
+def test_a_game_still_waiting_for_players_cannot_be_resigned(uow):
+    created = games.create_game(uow, [Player(name="Amira"), Player(open=True)], now=T0)
+    with pytest.raises(GameNotActive):
+        playing.resign_game(uow, created.game_id, created.seats[0]["token"], now=T0)
 
 
 def test_joining_needs_the_invite_unless_the_game_is_public(uow):

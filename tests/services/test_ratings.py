@@ -4,6 +4,7 @@ resignation costs only the partner who resigned."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from app.persistence.memory import MemoryUnitOfWork
 from app.services import audit, games, players, playing
 from app.services.creation import Player
 from app.services.model import DEFAULT_MU, PlayerRecord
+from app.services.progress import sweep
 
 from .support import play
 
@@ -126,3 +128,19 @@ def test_a_partners_resignation_costs_only_the_partner_who_resigned(
     assert rating(uow, four[1].id) > DEFAULT_MU and rating(uow, four[3].id) > DEFAULT_MU
     partner = history(uow, four[0].id)
     assert partner["result"] == "lost" and partner["rating_after"] == partner["rating_before"]
+
+
+def test_a_rated_game_forfeited_by_an_idle_seat_rates_its_seat_a_loss(
+    uow: MemoryUnitOfWork,
+) -> None:
+    two = new_players(uow, 2)
+    rules = {"idle_seconds": 60, "turn_seconds": None}  # no clock: the idle limit applies
+    created = games.create_game(uow, humans(two), rules=rules, rated=True)
+    tokens: list[str | None] = [seat["token"] for seat in created.seats]
+    play_cards(uow, created.game_id, tokens, 8)  # every seat's first hand: the end is rated
+    sweep(uow, datetime.now(UTC) + timedelta(seconds=95))  # seat 0, to move, lets it pass
+    final = audit.view(uow, created.game_id, None)
+    assert final["status"] == "finished" and final["winner"] == 1 and final["resigned"] == 0
+    assert rating(uow, two[1].id) > DEFAULT_MU > rating(uow, two[0].id)
+    assert players.profile(player(uow, two[0].id))["stats"] == {
+        "played": 1, "won": 0, "lost": 1, "drawn": 0}  # fmt: skip
