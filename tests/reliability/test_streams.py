@@ -64,6 +64,12 @@ class Follower:
         return taken
 
     def close(self) -> None:
+        # The reading thread waits in recv for the next record or keep-alive, holding the
+        # response's buffer, which close() waits for: shut the socket down so that it returns.
+        connection = self.response.raw.connection
+        if connection is not None and connection.sock is not None:
+            with contextlib.suppress(OSError):
+                connection.sock.shutdown(socket.SHUT_RDWR)
         self.response.close()
 
 
