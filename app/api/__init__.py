@@ -31,7 +31,7 @@ from app.api.limits import install_limits
 
 API_SETTINGS: dict[str, Any] = {
     "API_TITLE": "Egyptian Basra",
-    "API_VERSION": "3.0.0",
+    "API_VERSION": "3.0.1",
     "OPENAPI_VERSION": "3.1.0",
     "OPENAPI_URL_PREFIX": "/",
     "OPENAPI_JSON_PATH": "openapi.json",
