@@ -12,7 +12,7 @@ BIN := $(VENV)/bin
 # This machine's pip config names local indexes that may not exist; pip warns once per package.
 PIP_NOISE := is ignored: it is neither a file nor a directory
 
-.PHONY: install install-run install-test install-web run test check soak bench lint lint-web format clean
+.PHONY: install install-run install-test install-web run test check check-untimed check-timed soak bench lint lint-web format clean
 
 # Three sets, each installed once and again only when the project's metadata changes: the
 # service alone (`make run`), with what the fast loop needs (`make test`), with everything
@@ -51,20 +51,27 @@ test: install-test
 	HYPOTHESIS_PROFILE=dev $(BIN)/pytest -m 'not slow and not browser and not soak' -n 2 \
 		--durations=10
 
-# Everything but the soak runs; this is what CI runs (.ci/run). Lint first, then two passes:
-# everything but the `timed` tests on both cores (the engine at the `ci` hypothesis profile, the
-# services, the API in process and persistence on both databases, the browser, the generated
-# clients, and the reliability tests that need real servers but no stopwatch: faults, two
-# instances behind HAProxy, metrics and logs, limits), the tests that share a module's server or
-# the browser kept on one worker (tests/conftest.py); then the `timed` ones one at a time, alone
-# on the machine: those that time real servers under load (latencies, streams, races, counts of
-# moves in so many seconds). How long each part takes: docs/performance.md, "The test loops";
-# each pass prints its slowest tests.
-check: lint
+# Everything but the soak runs; this is what CI runs (.ci/run). Two passes: everything but the
+# `timed` tests on both cores (the engine at the `ci` hypothesis profile, the services, the API in
+# process and persistence on both databases, the browser, the generated clients, and the
+# reliability tests that need real servers but no stopwatch: faults, two instances behind
+# HAProxy, metrics and logs, limits), the tests that share a module's server or the browser kept
+# on one worker (tests/conftest.py), with lint beside it (a few seconds of one core, where the
+# pass leaves a quarter of the machine idle waiting on servers and clocks); then the `timed` ones
+# one at a time, alone on the machine: those that time real servers under load (latencies,
+# streams, races, counts of moves in so many seconds). How long each part takes:
+# docs/performance.md, "The test loops"; each pass prints its slowest tests.
+check: install install-web
 	scripts/ensure-chromium
 	scripts/ensure-haproxy
+	$(MAKE) --no-print-directory -j 2 --output-sync=line lint check-untimed
+	$(MAKE) --no-print-directory check-timed
+
+check-untimed:
 	HYPOTHESIS_PROFILE=ci $(BIN)/pytest -m 'not soak and not timed' -n 2 --dist loadgroup \
 		--durations=25
+
+check-timed:
 	HYPOTHESIS_PROFILE=ci $(BIN)/pytest -m 'timed and not soak' --durations=10
 
 # The long reliability runs (docs/reliability.md): minutes of load, faults and fuzzing. Their

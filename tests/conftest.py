@@ -91,9 +91,10 @@ FAST_LOOP_FLOWS = (
     "reliability/test_edges.py",
 )
 # Tests that time real servers under load (an answer within a second, so many moves in so many
-# seconds, requests racing at once) or count a worker's CPU, by file or by test: `make check`
-# runs them one at a time, after the rest has run on both cores, so that no other test takes
-# their CPU from them. Real servers with no stopwatch on them run with the rest.
+# seconds, requests racing at once), by file or by test: `make check` runs them one at a time,
+# after the rest has run on both cores, so that no other test takes their CPU from them. Real
+# servers with no stopwatch on them run with the rest, as does the count of an idle worker's own
+# CPU (test_stream_cursors.py), to which no other process adds.
 TIMED = (
     "reliability/test_bounded_work_under_gunicorn.py::test_healthz_stays_quick",
     "reliability/test_closing_connections.py",
@@ -103,7 +104,6 @@ TIMED = (
     "reliability/test_rated_games_on_two_instances.py",
     "reliability/test_slow_clients.py",
     "reliability/test_sqlite_writers.py",
-    "reliability/test_stream_cursors.py",
     # The two instances' streams (within a second) and the slow readers; not the restarts of
     # PostgreSQL, which wait as long as they must and count what was lost.
     "reliability/test_streams.py::test_a_move_through_one_instance",
