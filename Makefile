@@ -71,8 +71,8 @@ check-untimed:
 	HYPOTHESIS_PROFILE=ci $(BIN)/pytest -m 'not soak and not timed' -n 2 --dist loadgroup \
 		--durations=25
 
-check-timed:
-	HYPOTHESIS_PROFILE=ci $(BIN)/pytest -m 'timed and not soak' --durations=10
+check-timed:  # every timed test is a reliability test (tests/conftest.py: TIMED)
+	HYPOTHESIS_PROFILE=ci $(BIN)/pytest tests/reliability -m 'timed and not soak' --durations=10
 
 # The long reliability runs (docs/reliability.md): minutes of load, faults and fuzzing. Their
 # counts land in test-results/reliability/*-soak.json. Needs PostgreSQL at 127.0.0.1:5432.
