@@ -71,7 +71,10 @@ async function showLobby() {
   fieldById("name").value = localStorage.getItem("basra:name") || "";
   ensurePlayer().then((player) => {
     showPlayer(player);
-    if (!fieldById("name").value) fieldById("name").value = player.name;
+    // The player's name fills an empty field, unless someone is typing in it: what they type
+    // is not put after it.
+    const field = fieldById("name");
+    if (!field.value && document.activeElement !== field) field.value = player.name;
   }).catch(() => {}); // the lobby works without a player
   listMyGames();
   listOpenGames();
