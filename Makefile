@@ -53,10 +53,10 @@ test: install-test
 
 # Everything but the soak runs; this is what CI runs (.ci/run). Two passes: everything but the
 # `timed` tests on both cores (the engine at the `ci` hypothesis profile, the services, the API in
-# process and persistence on both databases, the browser, the generated clients, and the
+# process (on both databases where they matter), persistence on both, the browser, the generated clients, and the
 # reliability tests that need real servers but no stopwatch: faults, two instances behind
-# HAProxy, metrics and logs, limits), the tests that share a module's server or the browser kept
-# on one worker (tests/conftest.py), with lint beside it (a few seconds of one core, where the
+# HAProxy, metrics and logs, limits), the tests that share a module's server kept on the worker
+# that started it (tests/conftest.py), with lint beside it (a few seconds of one core, where the
 # pass leaves a quarter of the machine idle waiting on servers and clocks); then the `timed` ones
 # one at a time, alone on the machine: those that time real servers under load (latencies,
 # streams, races, counts of moves in so many seconds). How long each part takes:
