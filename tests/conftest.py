@@ -12,6 +12,7 @@ test there lands in the whole check unless it is named a fast-loop flow.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
@@ -79,6 +80,18 @@ class PostgresDatabase:
 
     def drop(self) -> None:
         self._admin(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+
+
+@contextlib.contextmanager
+def migrated_postgres() -> Iterator[str]:
+    """A PostgreSQL database of its own, at the newest migration, dropped afterwards."""
+    database = PostgresDatabase()
+    database.create()
+    try:
+        migrate_database(database.url)
+        yield database.url
+    finally:
+        database.drop()
 
 
 # Real browsers, real servers under load, generated clients: minutes in all, so `make check` only.
@@ -167,13 +180,8 @@ def database_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
         return
     if not request.getfixturevalue("postgres_server"):
         pytest.skip("PostgreSQL is not running (see the warning above)")
-    database = PostgresDatabase()
-    database.create()
-    try:
-        migrate_database(database.url)
-        yield database.url
-    finally:
-        database.drop()
+    with migrated_postgres() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -21,6 +21,10 @@ from pathlib import Path
 import pytest
 import requests
 
+# A PostgreSQL database of its own for a test's servers (tests/conftest.py, on the path as the
+# rootdir conftest).
+from conftest import migrated_postgres as migrated_postgres
+
 from app.persistence.schema import migrate_database
 
 from .support import ROOT
@@ -47,20 +51,6 @@ def migrate(database_url: str) -> None:
     """To the newest migration, in this process (a fifth of a second; `basra migrate` in a
     process of its own takes seven times as long, and the browser tests' set-up runs it)."""
     migrate_database(database_url)
-
-
-@contextlib.contextmanager
-def migrated_postgres() -> Iterator[str]:
-    """A PostgreSQL database of its own, at the newest migration, dropped afterwards."""
-    from conftest import PostgresDatabase  # tests/conftest.py, on the path as the rootdir conftest
-
-    database = PostgresDatabase()
-    database.create()
-    try:
-        migrate(database.url)
-        yield database.url
-    finally:
-        database.drop()
 
 
 class Gunicorn:
